@@ -1,0 +1,45 @@
+# arm64 uprobes: the series (patches/) and its test bed.  See README.md.
+#   make bench   build baseline + patched kernels, boot both, compare the bench
+#   make check   build the patched kernel, boot it, run every test
+# Everything is built under build/ (ignored); each step reuses what is there.
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all bench check deps tree kernels userland rootfs export clean distclean
+
+all: check
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+kernels: tree
+	@$(S)/kernel.sh baseline
+	@$(S)/kernel.sh patched
+
+userland: tree
+	@$(S)/kernel.sh patched
+	@$(S)/userland.sh
+
+rootfs: userland
+	@$(S)/rootfs.sh
+
+bench: kernels rootfs
+	@$(S)/bench.sh
+
+check: rootfs
+	@$(S)/check.sh
+
+# Export branch "series" of build/linux to patches/ (git format-patch).
+export:
+	@$(S)/export.sh
+
+clean:
+	rm -rf build/obj build/images build/run build/rootfs build/guest-bin build/selftests-bpf
+
+# Also drops the kernel repository (build/linux), which may hold unexported work.
+distclean:
+	@git -C build/linux diff --quiet series 2>/dev/null || { echo "build/linux has uncommitted work; export it first"; exit 1; }
+	rm -rf build

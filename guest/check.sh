@@ -1,0 +1,42 @@
+#!/bin/bash
+# Guest side of `make check`: run every guest test; each prints TAP
+# (kselftest format).  The host counts the "ok"/"not ok" lines and scans the
+# kernel log.  Arguments: none.
+set -uo pipefail
+cd /testbed
+
+# stage NAME: mark progress so a host timeout can say where the guest hung.
+stage() { echo "TESTBED-STAGE: $1"; }
+
+for t in tests/*; do
+	[ -x "$t" ] || continue
+	stage "${t##*/}"
+	"$t" || echo "# ${t##*/} exited with $?"
+done
+
+# KUnit suites built into the kernel ran at boot; their results are in
+# debugfs.  The suites the series adds must be there.
+stage kunit
+for suite in arm64_probes; do
+	[ -r "/sys/kernel/debug/kunit/$suite/results" ] ||
+		echo "not ok - kunit: suite $suite did not run"
+done
+for r in /sys/kernel/debug/kunit/*/results; do
+	[ -r "$r" ] || continue
+	sed -n 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' "$r"
+done
+
+# Each bench trigger runs for 1 s with a non-zero rate.
+stage bench-smoke
+cd /testbed/bpf
+n=0
+for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret}; do
+	n=$((n + 1))
+	line=$(./bench -w0 -d1 -a "trig-$trig" 2>&1 | grep '^Summary' || true)
+	rate=$(echo "$line" | awk '{print $3}')
+	if [ -n "$rate" ] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }'; then
+		echo "ok $n bench trig-$trig: $rate M/s"
+	else
+		echo "not ok $n bench trig-$trig: no rate (${line:-no summary})"
+	fi
+done

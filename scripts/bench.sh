@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The main job's measuring part: boot the baseline and the patched kernel in
+# turn (ABAB..., so that machine noise hits both alike), run the upstream
+# benchs/run_bench_uprobes.sh in each, and summarize.
+# Needs: both kernels, the initramfs (make bench builds them first).
+# Environment: RUNS (3) guest runs per kernel; BENCH_ARGS ("-w2 -d5", passed
+# through run_bench_uprobes.sh to bench); VCPUS (2).
+# Output: results/bench-raw.csv, results/bench.csv, results/bench.png, and
+# the table on stdout.
+. "$(dirname "$0")/lib.sh"
+
+RUNS=${RUNS:-3}
+BENCH_ARGS=${BENCH_ARGS:--w2 -d5}
+RESULTS=${RESULTS:-$ROOT/results}
+
+# parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,trigger,rate".
+parse() {
+	awk -v run="$2" -v k="$3" '
+		/^TESTBED-BENCH-BEGIN/ { on = 1; next }
+		/^TESTBED-BENCH-END/ { on = 0 }
+		on && /^[a-z0-9-]+ *: / {
+			for (i = 2; i < NF; i++)
+				if ($i == "hits") { print run "," k "," $1 "," $(i + 1); break }
+		}' "$1"
+}
+
+main() {
+	need_cmd python3 gnuplot
+	[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$RUNS'"
+	local run k dir raw=$BUILD/bench-raw.csv.tmp rows
+	mkdir -p "$RESULTS"
+	echo "run,kernel,trigger,rate" > "$raw"
+	for run in $(seq 1 "$RUNS"); do
+		for k in baseline patched; do
+			dir=$BUILD/run/bench/$k-$run
+			# shellcheck disable=SC2086 # BENCH_ARGS is a list of words
+			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" bench "$dir" $BENCH_ARGS
+			rows=$(parse "$dir/out.txt" "$run" "$k")
+			[ -n "$rows" ] || die "bench on the $k kernel (run $run) printed no rates; see $dir/out.txt"
+			printf '%s\n' "$rows" >> "$raw"
+			log "run $run/$RUNS $k: $(printf '%s\n' "$rows" | wc -l) triggers"
+		done
+	done
+	mv "$raw" "$RESULTS/bench-raw.csv"
+	python3 "$ROOT/scripts/report.py" "$RESULTS/bench-raw.csv" "$RESULTS/bench.csv" "$RESULTS/bench.png"
+	log "results in results/bench.csv, results/bench-raw.csv, results/bench.png"
+}
+
+main "$@"

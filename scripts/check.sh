@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The test part of `make check`: host tests (tests/host/*.sh), then the
+# patched kernel booted with job "check" (guest/check.sh runs tests/guest and
+# a 1 s run of each bench trigger).  Every test prints TAP; this counts the
+# results and ends with "N passed, N failed, N skipped".  Exit 1 if any failed
+# or none ran.
+# Environment: VCPUS (2), GUEST_TIMEOUT (900 s).
+. "$(dirname "$0")/lib.sh"
+
+RUNDIR=$BUILD/run/check
+
+# count TAPFILE: add the file's results to the totals.
+count() {
+	skip=$(grep -a -c -E '^ok .*# (SKIP|skip)' "$1" || true)
+	fail=$(grep -a -c -E '^not ok ' "$1" || true)
+	pass=$(( $(grep -a -c -E '^ok ' "$1" || true) - skip ))
+}
+
+# result OK DESC: one TAP line for a check made here.
+result() {
+	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi
+}
+
+host_tests() {
+	local t
+	for t in "$ROOT"/tests/host/*.sh; do
+		echo "# host: ${t##*/}"
+		bash "$t" 2>&1 || echo "not ok - ${t##*/} exited with $?"
+	done
+}
+
+guest_tests() {
+	local rc=0
+	echo "# guest: patched kernel, job check"
+	local init=0
+	"$ROOT/scripts/guest.sh" patched check "$RUNDIR" 2>&1 | sed 's/^/# /' || rc=1
+	grep -a -q '^TESTBED: init reached' "$RUNDIR/out.txt" 2>/dev/null || init=1
+	result $init "guest: boot reaches our init"
+	grep -a -E '^(not )?ok |^#' "$RUNDIR/out.txt" 2>/dev/null || true
+	result $rc "guest: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
+}
+
+main() {
+	mkdir -p "$BUILD"
+	{ host_tests; guest_tests; } 2>&1 | tee "$BUILD/check.tap"
+	count "$BUILD/check.tap"
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+}
+
+main "$@"

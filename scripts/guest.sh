@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Boot a built kernel with the test initramfs under qemu-system-aarch64 (TCG)
+# and run one guest job.
+#   scripts/guest.sh FLAVOUR JOB OUTDIR [JOB-ARGS...]
+# FLAVOUR: a kernel in build/images (baseline, patched, ...); JOB: check or
+# bench (guest/init).  Writes OUTDIR/console.log (serial: kernel log) and
+# OUTDIR/out.txt (virtio console: the job's output).
+# Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
+# QEMU_CPU (max,pauth-impdef=on).
+# Exit: 0 when the job ran and the kernel log is clean; otherwise a message
+# naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:?usage: guest.sh FLAVOUR JOB OUTDIR [ARGS...]}
+job=${2:?job}
+outdir=${3:?outdir}
+shift 3
+VCPUS=${VCPUS:-2}
+GUEST_MEM=${GUEST_MEM:-1024}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
+QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
+
+# Kernel log lines that fail any run.
+SPLAT_RE='Kernel panic|BUG:|WARNING:|Oops|Unable to handle kernel|Internal error:|Call trace:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state'
+
+# last_stage: the last stage the guest announced, for timeout messages.
+last_stage() {
+	grep -a -E '^TESTBED(-STAGE)?:' "$outdir/out.txt" 2>/dev/null | tail -n1 || true
+}
+
+main() {
+	need_cmd qemu-system-aarch64 timeout
+	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
+	[ -f "$image" ] || die "no $flavour kernel (build/images/$flavour/Image): run scripts/kernel.sh $flavour"
+	[ -f "$initrd" ] || die "no initramfs: run scripts/rootfs.sh"
+	mkdir -p "$outdir"
+	rm -f "$outdir/console.log" "$outdir/out.txt"
+	args=$(IFS=,; echo "$*")
+	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
+	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
+		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
+		-accel tcg,thread=multi \
+		-kernel "$image" -initrd "$initrd" \
+		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args" \
+		-display none -monitor none -no-reboot \
+		-serial "file:$outdir/console.log" \
+		-device virtio-serial-device \
+		-chardev "file,id=out,path=$outdir/out.txt" -device virtconsole,chardev=out \
+		</dev/null || rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		die "$flavour guest timed out after ${GUEST_TIMEOUT}s and was killed; last stage: '$(last_stage)' (logs in $outdir)"
+	fi
+	[ "$rc" -eq 0 ] || die "qemu-system-aarch64 failed (exit $rc); see $outdir/console.log"
+	if grep -a -q -E "$SPLAT_RE" "$outdir/console.log"; then
+		grep -a -E "$SPLAT_RE" "$outdir/console.log" | head -n 5 >&2
+		die "$flavour kernel log has a panic/BUG/WARNING/Oops (see $outdir/console.log)"
+	fi
+	grep -a -q '^TESTBED: init reached' "$outdir/out.txt" 2>/dev/null ||
+		die "$flavour guest never reached init (see $outdir/console.log)"
+	grep -a -q '^TESTBED: job done' "$outdir/out.txt" ||
+		die "$flavour guest stopped before the job finished; last stage: '$(last_stage)' (see $outdir/console.log)"
+	log "$flavour guest: job $job finished ($(grep -a '^TESTBED: job done' "$outdir/out.txt"))"
+}
+
+main "$@"

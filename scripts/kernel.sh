@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Build an arm64 kernel for QEMU virt.
+#   scripts/kernel.sh baseline|patched [extra.config...]
+# baseline = tag base, patched = branch queue (patches/ applied, make tree).
+# Config: tinyconfig + config/uprobes.config (+ extra fragments), merged with
+# scripts/kconfig/merge_config.sh.  Objects in build/obj (ccache'd); the result
+# (Image, vmlinux, System.map, .config) is kept in build/images/<key> where key
+# hashes the source tree, the fragments and the compiler, and a build whose key
+# is already there is skipped.  build/images/<flavour> links to the result.
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:?usage: kernel.sh baseline|patched [extra.config...]}
+shift
+case $flavour in
+baseline) ref=base ;;
+patched) ref=queue ;;
+*) die "unknown flavour '$flavour' (baseline or patched)" ;;
+esac
+fragments=("$ROOT/config/uprobes.config" "$@")
+suffix=""
+for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
+
+# configure: tinyconfig + fragments, only when the fragments changed.
+configure() {
+	local want
+	want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
+	if [ -f "$KOBJ/.config" ] && [ "$(cat "$KOBJ/.testbed-fragments" 2>/dev/null)" = "$want" ]; then
+		kmake -s olddefconfig
+		return
+	fi
+	mkdir -p "$KOBJ"
+	kmake -s tinyconfig
+	(cd "$KOBJ" && ARCH=arm64 CROSS_COMPILE=$CROSS_COMPILE \
+		"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" .config "${fragments[@]}" >/dev/null)
+	kmake -s olddefconfig
+	check_config
+	echo "$want" > "$KOBJ/.testbed-fragments"
+}
+
+# in_tree SYM: the tree being built defines config SYM (the baseline lacks
+# the options that the series adds).
+in_tree() {
+	grep -rqx --include='Kconfig*' "config ${1#CONFIG_}" "$KSRC"
+}
+
+# check_config: every option the fragments set, and the tree defines, must
+# be in the final .config.
+check_config() {
+	local line sym missing=()
+	while read -r line; do
+		case $line in
+		CONFIG_*=*)
+			sym=${line%%=*}
+			grep -qxF "$line" "$KOBJ/.config" || ! in_tree "$sym" || missing+=("$line") ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }; sym=${sym%% *}
+			grep -q "^$sym=" "$KOBJ/.config" && missing+=("$line") ;;
+		esac
+	done < <(cat "${fragments[@]}")
+	[ "${#missing[@]}" -eq 0 ] || die "config options not taken (missing dependency?): ${missing[*]}"
+}
+
+main() {
+	need_cmd "${CROSS_COMPILE}gcc" ccache pahole make bc flex bison
+	ksrc_at "$ref"
+	local key dst
+	key=$( { git -C "$KREPO" rev-parse "$ref^{tree}"; cat "${fragments[@]}"; \
+		 "${CROSS_COMPILE}gcc" --version | head -n1; pahole --version; } | sha256sum | cut -c1-16)
+	dst=$IMAGES/$key
+	if [ -f "$dst/Image" ]; then
+		log "$flavour$suffix kernel up to date ($key)"
+	else
+		timed "configuring $flavour$suffix kernel" configure
+		timed "building $flavour$suffix kernel ($ref, -j$JOBS)" \
+			with_progress "$BUILD/logs/kernel-$flavour$suffix.log" kmake Image
+		mkdir -p "$dst.tmp"
+		cp "$KOBJ/arch/arm64/boot/Image" "$KOBJ/vmlinux" "$KOBJ/System.map" "$KOBJ/.config" "$dst.tmp/"
+		git -C "$KREPO" rev-parse "$ref" > "$dst.tmp/commit"
+		rm -rf "$dst" && mv "$dst.tmp" "$dst"
+	fi
+	ln -sfn "$key" "$IMAGES/$flavour$suffix"
+	log "$flavour$suffix kernel: build/images/$key/Image"
+}
+
+main

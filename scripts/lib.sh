@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# Common helpers for the scripts in this folder.  Source it; do not run it.
+# Every script that sources this runs under `set -euo pipefail`.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+# The kernel repository (base commit + one commit per patch, branch "series"
+# for editing) and the worktree that builds always use (the queue in patches/).
+KREPO=$BUILD/linux
+KSRC=$BUILD/src
+KOBJ=$BUILD/obj
+IMAGES=$BUILD/images
+CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+JOBS=${JOBS:-$(( $(nproc) + 1 ))}
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/uprobes-arm64-ccache}
+export CCACHE_BASEDIR=$BUILD
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# shellcheck source=../config/base.env
+. "$ROOT/config/base.env"
+export GIT_AUTHOR_NAME=$SERIES_AUTHOR_NAME GIT_AUTHOR_EMAIL=$SERIES_AUTHOR_EMAIL
+export GIT_COMMITTER_NAME=$SERIES_AUTHOR_NAME GIT_COMMITTER_EMAIL=$SERIES_AUTHOR_EMAIL
+
+# log MSG...: progress line on stderr, prefixed with the script name and time.
+log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${0##*/}" "$*" >&2; }
+
+# die MSG...: print the cause and stop the run (exit 1).
+die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# need_cmd CMD...: stop with a message naming the first missing command.
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			die "missing tool '$c': run 'make deps' (scripts/deps.sh) first"
+	done
+}
+
+# timed LABEL CMD...: run CMD, then log how long LABEL took (seconds).
+timed() {
+	local label=$1 t0=$SECONDS
+	shift
+	log "$label ..."
+	"$@"
+	log "$label done in $(( SECONDS - t0 ))s"
+}
+
+# series_patches: the patch files of the queue, in series order (absolute paths).
+series_patches() {
+	local p
+	while read -r p; do
+		p=${p%%#*}
+		p=${p//[[:space:]]/}
+		[ -n "$p" ] || continue
+		[ -f "$ROOT/patches/$p" ] || die "patches/series names '$p', which does not exist"
+		printf '%s\n' "$ROOT/patches/$p"
+	done < "$ROOT/patches/series"
+}
+
+# ksrc_at REF: make the build worktree hold REF (a commit of build/linux),
+# touching only the files that differ, so incremental builds stay small.
+ksrc_at() {
+	local ref=$1
+	[ -e "$KSRC/.git" ] || die "no kernel tree: run 'make tree' first"
+	if [ "$(git -C "$KSRC" rev-parse 'HEAD^{tree}')" != "$(git -C "$KREPO" rev-parse "$ref^{tree}")" ]; then
+		log "build tree: checking out $ref"
+		git -C "$KSRC" checkout -q --detach -f "$ref"
+	fi
+}
+
+# kmake ARGS...: make in the kernel tree for arm64, objects in build/obj.
+kmake() {
+	make -C "$KSRC" O="$KOBJ" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"
+}
+
+# with_progress LOGFILE CMD...: run CMD with its output in LOGFILE, printing
+# its latest line every 30 s; on failure show the log's tail and stop.
+with_progress() {
+	local logf=$1 pid rc=0
+	shift
+	mkdir -p "$(dirname "$logf")"
+	"$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 30 & wait $! || true
+		kill -0 "$pid" 2>/dev/null && log "  ... $(tail -n1 "$logf" | cut -c1-100)"
+	done
+	wait "$pid" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$logf" >&2
+		die "'$*' failed (exit $rc); full log: ${logf#"$ROOT"/}"
+	fi
+}

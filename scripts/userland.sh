@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Cross-build what runs in the guest, from the queue tree (build/src at
+# branch queue), into build/guest-bin:
+#   bpf/bench, bpf/benchs/run_bench_uprobes.sh  (tools/testing/selftests/bpf,
+#       clang for the BPF objects, the tree's libbpf and bpftool; vmlinux BTF
+#       of the patched kernel)
+#   tests/*  (tests/guest, kselftest.h from the tree)
+# The same bench binary is used on both kernels: the kernel is the variable.
+. "$(dirname "$0")/lib.sh"
+
+OUTB=$BUILD/guest-bin
+SELFTESTS_OUT=$BUILD/selftests-bpf
+
+build_bench() {
+	local vmlinux=$IMAGES/patched/vmlinux hdrs=$BUILD/uapi-headers
+	[ -f "$vmlinux" ] || die "no patched kernel: run scripts/kernel.sh patched first"
+	if [ ! -f "$hdrs/.stamp" ] || [ "$(cat "$hdrs/.stamp")" != "$(git -C "$KSRC" rev-parse HEAD)" ]; then
+		make -s -C "$KSRC" ARCH=arm64 O="$BUILD/uapi-obj" INSTALL_HDR_PATH="$hdrs" headers_install
+		git -C "$KSRC" rev-parse HEAD > "$hdrs/.stamp"
+	fi
+	mkdir -p "$SELFTESTS_OUT"
+	with_progress "$BUILD/logs/bench.log" \
+		make -C "$KSRC/tools/testing/selftests/bpf" -j"$JOBS" \
+		ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+		OUTPUT="$SELFTESTS_OUT" VMLINUX_BTF="$vmlinux" \
+		KHDR_INCLUDES="-isystem $hdrs/include" \
+		"$SELFTESTS_OUT/bench"
+	mkdir -p "$OUTB/bpf/benchs"
+	install -m 0755 "$SELFTESTS_OUT/bench" "$OUTB/bpf/"
+	install -m 0755 "$KSRC/tools/testing/selftests/bpf/benchs/run_bench_uprobes.sh" "$OUTB/bpf/benchs/"
+}
+
+# The in-tree kselftests that the series adds or that test it.
+KSELFTESTS=(arm64/uprobes)
+
+build_tests() {
+	local t
+	rm -rf "$OUTB/tests"
+	make -s -C "$ROOT/tests/guest" KSRC="$KSRC" CROSS_COMPILE="$CROSS_COMPILE" OUT="$OUTB/tests"
+	for t in "${KSELFTESTS[@]}"; do
+		[ -d "$KSRC/tools/testing/selftests/$t" ] || die "the queue has no tools/testing/selftests/$t"
+		make -s -C "$KSRC/tools/testing/selftests/${t%%/*}" ARCH=arm64 \
+			CROSS_COMPILE="$CROSS_COMPILE" ARM64_SUBTARGETS="${t#*/}" \
+			KHDR_INCLUDES="-isystem $BUILD/uapi-headers/include" \
+			OUTPUT="$BUILD/selftests/${t%%/*}"
+		find "$BUILD/selftests/$t" -maxdepth 1 -type f -perm -u+x \
+			-exec install -m 0755 -t "$OUTB/tests/" {} +
+	done
+}
+
+main() {
+	need_cmd clang llvm-strip "${CROSS_COMPILE}gcc" make
+	ksrc_at queue
+	timed "building bench (selftests/bpf, arm64)" build_bench
+	timed "building guest tests" build_tests
+}
+
+main "$@"

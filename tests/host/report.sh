@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# TAP: scripts/report.py computes medians, min/max and per-run paired ratios
+# from a raw CSV whose answers are worked out by hand here, and refuses a
+# trigger that has no rate on one kernel.
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/raw.csv" <<'CSV'
+run,kernel,trigger,rate
+1,baseline,uprobe-nop,0.010
+1,patched,uprobe-nop,0.030
+2,baseline,uprobe-nop,0.020
+2,patched,uprobe-nop,0.030
+3,baseline,uprobe-nop,0.015
+3,patched,uprobe-nop,0.060
+1,baseline,uprobe-ret,0.040
+1,patched,uprobe-ret,0.040
+2,baseline,uprobe-ret,0.040
+2,patched,uprobe-ret,0.040
+3,baseline,uprobe-ret,0.040
+3,patched,uprobe-ret,0.040
+CSV
+python3 "$ROOT/scripts/report.py" "$tmp/raw.csv" "$tmp/sum.csv" "$tmp/c.png" > "$tmp/table"
+# nop: baseline median 0.015 [0.010, 0.020]; ratios 3, 1.5, 4 -> median 3, min 1.5, max 4
+line=$(grep '^uprobe-nop,' "$tmp/sum.csv")
+[ "$line" = "uprobe-nop,0.015,0.01,0.02,0.03,0.03,0.06,3,1.5,4,3" ] &&
+	echo "ok 1 - report: medians and paired ratios" ||
+	{ echo "not ok 1 - report: medians and paired ratios"; echo "# got: $line"; }
+# patched nop/ret per run: 0.75, 0.75, 1.5 -> median 0.75
+line=$(grep '^patched uprobe-nop/uprobe-ret,' "$tmp/sum.csv" | cut -d, -f8-10)
+[ "$line" = "0.75,0.75,1.5" ] && echo "ok 2 - report: patched nop/ret ratio" ||
+	{ echo "not ok 2 - report: patched nop/ret ratio"; echo "# got: $line"; }
+[ -s "$tmp/c.png" ] && echo "ok 3 - report: chart written" || echo "not ok 3 - report: chart written"
+grep -v '^3,patched,uprobe-ret\|^[12],patched,uprobe-ret' "$tmp/raw.csv" > "$tmp/bad.csv"
+if python3 "$ROOT/scripts/report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err"; then
+	echo "not ok 4 - report: refuses a trigger without rates"
+else
+	grep -q 'uprobe-ret has no rate on the patched' "$tmp/err" &&
+		echo "ok 4 - report: refuses a trigger without rates" ||
+		{ echo "not ok 4 - report: refuses a trigger without rates"; sed 's/^/# /' "$tmp/err"; }
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# TAP: the queue in patches/ applies with `git am`, in series order, on a
+# fresh checkout of the base (independent of build/src and its stamps).
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+wt=$BUILD/check-am
+git -C "$KREPO" worktree remove -f "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+git -C "$KREPO" worktree prune
+git -C "$KREPO" worktree add -q --detach "$wt" base
+n=0 bad=0
+while read -r p; do
+	n=$((n + 1))
+	if git -C "$wt" am -q --keep-cr "$p" >/dev/null 2>&1; then
+		echo "ok $n - series: ${p##*/} applies"
+	else
+		echo "not ok $n - series: ${p##*/} does not apply"
+		bad=1
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		break
+	fi
+done < <(series_patches)
+n=$((n + 1))
+if [ "$bad" = 0 ] && [ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$KREPO" rev-parse 'queue^{tree}')" ]; then
+	echo "ok $n - series: applied queue equals the tree that is built (branch queue)"
+else
+	echo "not ok $n - series: applied queue differs from branch queue (run make tree)"
+fi
+git -C "$KREPO" worktree remove -f "$wt"
