@@ -26,17 +26,33 @@ for r in /sys/kernel/debug/kunit/*/results; do
 	sed -n 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' "$r"
 done
 
+# bench refuses to measure a target that does not start with the
+# instruction its benchmark is named for (bench-wrong-target: uprobe-nop's
+# target starts with "yield"; scripts/userland.sh).
+stage bench-refuses
+cd /testbed/bpf
+if out=$(./bench-wrong-target -w1 -d1 -a trig-uprobe-nop 2>&1); then
+	echo "not ok - bench measured a uprobe-nop target that starts with yield"
+elif echo "$out" | grep -q "not what the benchmark is named for"; then
+	echo "ok - bench refuses a uprobe-nop target that starts with yield"
+else
+	echo "not ok - bench-wrong-target failed for another reason: $(echo "$out" | tail -n1)"
+fi
+cd /testbed
+
 # Each bench trigger runs for 1 s with a non-zero rate.
 stage bench-smoke
 cd /testbed/bpf
 n=0
-for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret}; do
+for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret,xol}; do
 	n=$((n + 1))
-	line=$(./bench -w0 -d1 -a "trig-$trig" 2>&1 | grep '^Summary' || true)
+	out=$(./bench -w1 -d1 -a "trig-$trig" 2>&1 || true)
+	line=$(echo "$out" | grep '^Summary' || true)
 	rate=$(echo "$line" | awk '{print $3}')
 	if [ -n "$rate" ] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }'; then
 		echo "ok $n bench trig-$trig: $rate M/s"
 	else
 		echo "not ok $n bench trig-$trig: no rate (${line:-no summary})"
+		echo "$out" | tail -n 5 | sed 's/^/# /'
 	fi
 done

@@ -42,7 +42,7 @@ main() {
 		-accel tcg,thread=multi \
 		-kernel "$image" -initrd "$initrd" \
 		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args" \
-		-display none -monitor none -no-reboot \
+		-display none -monitor none -no-reboot -nic none \
 		-serial "file:$outdir/console.log" \
 		-device virtio-serial-device \
 		-chardev "file,id=out,path=$outdir/out.txt" -device virtconsole,chardev=out \

@@ -64,7 +64,8 @@ main() {
 	need_cmd "${CROSS_COMPILE}gcc" ccache pahole make bc flex bison
 	ksrc_at "$ref"
 	local key dst
-	key=$( { git -C "$KREPO" rev-parse "$ref^{tree}"; cat "${fragments[@]}"; \
+	# tools/ and Documentation/ do not go into the kernel image
+	key=$( { git -C "$KREPO" ls-tree "$ref" | grep -v -P '\t(tools|Documentation)$'; cat "${fragments[@]}"; \
 		 "${CROSS_COMPILE}gcc" --version | head -n1; pahole --version; } | sha256sum | cut -c1-16)
 	dst=$IMAGES/$key
 	if [ -f "$dst/Image" ]; then

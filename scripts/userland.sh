@@ -33,6 +33,22 @@ build_bench() {
 # The in-tree kselftests that the series adds or that test it.
 KSELFTESTS=(arm64/uprobes)
 
+# wrong_target_bench: a copy of bench whose uprobe_target_nop starts with
+# "yield" instead of "nop", for the test that bench refuses to measure a
+# target that does not start with the instruction its benchmark names.
+wrong_target_bench() {
+	local in=$OUTB/bpf/bench out=$OUTB/bpf/bench-wrong-target addr text off
+	addr=$("${CROSS_COMPILE}nm" "$in" | awk '$3 == "uprobe_target_nop" { print $1 }')
+	text=$("${CROSS_COMPILE}readelf" -SW "$in" |
+	       awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 2), $(i + 3) }')
+	[ -n "$addr" ] && [ -n "$text" ] || die "bench has no uprobe_target_nop or .text"
+	off=$(( 0x$addr - 0x${text% *} + 0x${text#* } ))
+	[ "$(od -An -tx4 -j "$off" -N4 "$in" | tr -d ' ')" = d503201f ] ||
+		die "bench: uprobe_target_nop does not start with nop"
+	cp "$in" "$out"
+	printf '\x3f\x20\x03\xd5' | dd of="$out" bs=1 seek="$off" conv=notrunc status=none
+}
+
 build_tests() {
 	local t
 	rm -rf "$OUTB/tests"
@@ -52,6 +68,7 @@ main() {
 	need_cmd clang llvm-strip "${CROSS_COMPILE}gcc" make
 	ksrc_at queue
 	timed "building bench (selftests/bpf, arm64)" build_bench
+	wrong_target_bench
 	timed "building guest tests" build_tests
 }
 
