@@ -20,10 +20,12 @@ fragments=("$ROOT/config/uprobes.config" "$@")
 suffix=""
 for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
 
-# configure: tinyconfig + fragments, only when the fragments changed.
+# configure: tinyconfig + fragments, unless build/obj was configured from
+# the same fragments for the same tree (olddefconfig alone would drop the
+# options that only one of baseline and patched knows).
 configure() {
 	local want
-	want=$(cat "${fragments[@]}" | sha256sum | cut -d' ' -f1)
+	want=$( { git -C "$KSRC" rev-parse 'HEAD^{tree}'; cat "${fragments[@]}"; } | sha256sum | cut -d' ' -f1)
 	if [ -f "$KOBJ/.config" ] && [ "$(cat "$KOBJ/.testbed-fragments" 2>/dev/null)" = "$want" ]; then
 		kmake -s olddefconfig
 		return
