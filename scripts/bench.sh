@@ -18,9 +18,11 @@ parse() {
 	awk -v run="$2" -v k="$3" '
 		/^TESTBED-BENCH-BEGIN/ { on = 1; next }
 		/^TESTBED-BENCH-END/ { on = 0 }
-		on && /^[a-z0-9-]+ *: / {
-			for (i = 2; i < NF; i++)
-				if ($i == "hits") { print run "," k "," $1 "," $(i + 1); break }
+		# "uprobe-nop     :  0.03558 ± 0.00081M/s" (run_bench_uprobes.sh)
+		on && /^[a-z0-9-]+ *: +[0-9.]+ / {
+			split($0, f, ":")
+			split(f[2], v, " ")
+			print run "," k "," $1 "," v[1]
 		}' "$1"
 }
 
