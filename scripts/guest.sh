@@ -36,6 +36,7 @@ main() {
 	mkdir -p "$outdir"
 	rm -f "$outdir/console.log" "$outdir/out.txt"
 	args=$(IFS=,; echo "$*")
+	args=${args// /,}
 	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
 	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
 		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \

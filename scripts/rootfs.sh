@@ -62,7 +62,7 @@ main() {
 	install -m 0755 "$ROOT/guest/init" "$STAGE/init"
 	install -m 0755 "$ROOT/guest/sudo" "$STAGE/bin/sudo"
 	mkdir -p "$STAGE/testbed" "$STAGE/etc"
-	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$STAGE/testbed/"
+	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" "$STAGE/testbed/"
 	rsync -a "$BUILD/guest-bin/" "$STAGE/testbed/"
 	: > "$STAGE/etc/ld.so.conf"
 	check_libs "$STAGE/testbed"

@@ -64,12 +64,23 @@ build_tests() {
 	done
 }
 
+# Measurement helpers (guest/tools/*.c), not tests: into /testbed/tools.
+build_tools() {
+	local c
+	mkdir -p "$OUTB/tools"
+	for c in "$ROOT"/guest/tools/*.c; do
+		"${CROSS_COMPILE}gcc" -O2 -Wall -I"$ROOT/tests/guest" -o "$OUTB/tools/$(basename "$c" .c)" \
+			"$c" "$ROOT/tests/guest/uprobe_util.c"
+	done
+}
+
 main() {
 	need_cmd clang llvm-strip "${CROSS_COMPILE}gcc" make
 	ksrc_at queue
 	timed "building bench (selftests/bpf, arm64)" build_bench
 	wrong_target_bench
 	timed "building guest tests" build_tests
+	build_tools
 }
 
 main "$@"
