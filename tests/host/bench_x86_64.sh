@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# TAP: the selftests' bench, with the series' changes to it, also builds for
+# x86_64 (host compiler; build only, nothing boots).  The BPF objects are
+# compiled against the arm64 kernel's BTF, which has every type they use.
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+out=$BUILD/selftests-bpf-x86_64
+hdrs=$BUILD/uapi-headers-x86_64
+log=$BUILD/logs/bench-x86_64.log
+mkdir -p "$out" "$(dirname "$log")"
+if make -s -C "$KSRC" ARCH=x86 O="$BUILD/uapi-obj-x86_64" INSTALL_HDR_PATH="$hdrs" \
+	headers_install >"$log" 2>&1 &&
+   make -C "$KSRC/tools/testing/selftests/bpf" -j"$JOBS" ARCH=x86_64 CROSS_COMPILE= \
+	OUTPUT="$out" VMLINUX_BTF="$IMAGES/patched/vmlinux" \
+	KHDR_INCLUDES="-isystem $hdrs/include" "$out/bench" >>"$log" 2>&1 &&
+   file "$out/bench" | grep -q 'x86-64'; then
+	echo "ok 1 - bench builds for x86_64"
+else
+	echo "not ok 1 - bench builds for x86_64 (log: build/logs/bench-x86_64.log)"
+	tail -n 15 "$log" | sed 's/^/# /'
+fi
