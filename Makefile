@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all bench check deps tree kernels userland rootfs export clean distclean
+.PHONY: all bench check deps tree kernels userland rootfs export bisect clean distclean
 
 all: check
 
@@ -31,6 +31,10 @@ bench: kernels rootfs
 
 check: rootfs
 	@$(S)/check.sh
+
+# Each patch builds on its own (also part of make check).
+bisect: rootfs
+	@$(S)/bisect.sh
 
 # Export branch "series" of build/linux to patches/ (git format-patch).
 export:
