@@ -8,7 +8,7 @@
 HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz-utils
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-	   qemu-system-arm clang llvm lld pkg-config file)
+	   qemu-system-arm clang llvm lld pkg-config file git-email libmailtools-perl)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 
 # missing PKG...: print the packages dpkg does not have installed.

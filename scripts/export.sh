@@ -7,6 +7,27 @@
 # changes in patches/ when the series did not.
 . "$(dirname "$0")/lib.sh"
 
+# recipients DIR: add To: (maintainers) and Cc: (reviewers, supporters,
+# lists) headers, from the tree's scripts/get_maintainer.pl over the
+# patches, to the cover letter in DIR, before its blank line ending the
+# headers.  Addresses come from MAINTAINERS only.
+recipients() {
+	local dir=$1 hdr
+	hdr=$(cd "$KREPO" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		2>/dev/null "$dir"/0*-*.patch < /dev/null |
+	      grep -v '^$' | awk '
+		{ addr = $0; sub(/ \(.*$/, "", addr) }
+		/\(maintainer:/ { to = to (to ? ",\n " : "") addr; next }
+		{ cc = cc (cc ? ",\n " : "") addr }
+		END { if (to) print "To: " to; if (cc) print "Cc: " cc }')
+	[ -n "$hdr" ] || die "get_maintainer.pl named nobody for the series"
+	printf '%s\n' "$hdr" > "$dir/recipients.tmp"
+	awk -v f="$dir/recipients.tmp" '!done && /^$/ { while ((getline l < f) > 0) print l; done = 1 } { print }' \
+		"$dir/0000-cover-letter.patch" > "$dir/cover.tmp"
+	rm "$dir/recipients.tmp"
+	mv "$dir/cover.tmp" "$dir/0000-cover-letter.patch"
+}
+
 main() {
 	need_cmd git
 	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
@@ -24,6 +45,7 @@ main() {
 		-o "$tmp" base..series
 	last_date=$(grep -m1 '^Date: ' "$(ls "$tmp"/0*.patch | tail -n1)")
 	sed -i "s/^Date: .*/$last_date/" "$tmp/0000-cover-letter.patch"
+	recipients "$tmp"
 	rm -f "$ROOT"/patches/*.patch
 	mv "$tmp"/*.patch "$ROOT/patches/"
 	{
