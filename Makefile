@@ -45,5 +45,6 @@ clean:
 
 # Also drops the kernel repository (build/linux), which may hold unexported work.
 distclean:
-	@git -C build/linux diff --quiet series 2>/dev/null || { echo "build/linux has uncommitted work; export it first"; exit 1; }
+	@if [ -d build/linux/.git ] && ! git -C build/linux diff --quiet HEAD; then \
+		echo "build/linux has uncommitted work: commit and export it first"; exit 1; fi
 	rm -rf build
