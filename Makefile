@@ -5,6 +5,9 @@
 SHELL := /bin/bash
 S := scripts
 
+# The steps share build/src and build/obj: never run them in parallel.
+.NOTPARALLEL:
+
 .PHONY: all bench check deps tree kernels userland rootfs export bisect clean distclean
 
 all: check

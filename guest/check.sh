@@ -8,11 +8,21 @@ cd /testbed
 # stage NAME: mark progress so a host timeout can say where the guest hung.
 stage() { echo "TESTBED-STAGE: $1"; }
 
+# A test that crashes or hangs fails; kselftest's exit code 4 is a skip.
+ntests=0
 for t in tests/*; do
 	[ -x "$t" ] || continue
+	ntests=$((ntests + 1))
 	stage "${t##*/}"
-	"$t" || echo "# ${t##*/} exited with $?"
+	rc=0
+	timeout 600 "$t" || rc=$?
+	case $rc in
+	0) ;;
+	4) echo "ok - ${t##*/} # SKIP (exit 4)" ;;
+	*) echo "not ok - ${t##*/} exited with $rc" ;;
+	esac
 done
+[ "$ntests" -gt 0 ] || echo "not ok - no guest tests found in /testbed/tests"
 
 # KUnit suites built into the kernel ran at boot; their results are in
 # debugfs.  The suites the series adds must be there.
@@ -23,7 +33,9 @@ for suite in arm64_probes; do
 done
 for r in /sys/kernel/debug/kunit/*/results; do
 	[ -r "$r" ] || continue
-	sed -n 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' "$r"
+	# per-case lines, and a failed suite (e.g. one whose init failed)
+	sed -n -e 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' \
+	       -e 's/^\(not ok [0-9]\{1,\} \)/\1kunit suite: /p' "$r"
 done
 
 # bench refuses to measure a target that does not start with the

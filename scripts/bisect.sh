@@ -12,13 +12,15 @@ WT=$BUILD/bisect
 
 # configure_obj ARCH CROSS OBJ: tinyconfig + our fragment, once.
 configure_obj() {
-	local arch=$1 cross=$2 obj=$3
-	[ -f "$obj/.config" ] && return
+	local arch=$1 cross=$2 obj=$3 want
+	want=$(sha256sum < "$ROOT/config/uprobes.config")
+	[ -f "$obj/.config" ] && [ "$(cat "$obj/.testbed-fragments" 2>/dev/null)" = "$want" ] && return
 	mkdir -p "$obj"
 	make -s -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" tinyconfig
 	(cd "$obj" && ARCH=$arch CROSS_COMPILE=$cross \
 		"$WT/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "$ROOT/config/uprobes.config" >/dev/null)
 	make -s -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
+	echo "$want" > "$obj/.testbed-fragments"
 }
 
 # objs ARCH CROSS OBJ FILE.c...: compile the objects, quietly; 0 if all built.
@@ -40,7 +42,7 @@ main() {
 		n=$((n + 1))
 		git -C "$WT" checkout -q --detach "$c"
 		subj=$(git -C "$WT" log -1 --format=%s)
-		files=$(git -C "$WT" diff-tree --no-commit-id --name-only -r "$c")
+		files=$(git -C "$WT" diff-tree --no-commit-id --name-only --diff-filter=d -r "$c")
 		kfiles=$(printf '%s\n' $files | grep -E '\.c$' | grep -v '^tools/' || true)
 		generic=$(printf '%s\n' $kfiles | grep -v '^arch/' || true)
 		rc=0

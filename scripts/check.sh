@@ -33,6 +33,7 @@ guest_tests() {
 	local rc=0
 	echo "# guest: patched kernel, job check"
 	local init=0
+	rm -rf "$RUNDIR"
 	"$ROOT/scripts/guest.sh" patched check "$RUNDIR" 2>&1 | sed 's/^/# /' || rc=1
 	grep -a -q '^TESTBED: init reached' "$RUNDIR/out.txt" 2>/dev/null || init=1
 	result $init "guest: boot reaches our init"
@@ -42,6 +43,7 @@ guest_tests() {
 
 main() {
 	mkdir -p "$BUILD"
+	ksrc_at queue
 	{ host_tests; guest_tests; } 2>&1 | tee "$BUILD/check.tap"
 	count "$BUILD/check.tap"
 	echo "$pass passed, $fail failed, $skip skipped"

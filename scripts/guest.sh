@@ -38,7 +38,7 @@ main() {
 	args=$(IFS=,; echo "$*")
 	args=${args// /,}
 	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
-	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
+	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
 		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
 		-accel tcg,thread=multi \
 		-kernel "$image" -initrd "$initrd" \
@@ -60,6 +60,8 @@ main() {
 		die "$flavour guest never reached init (see $outdir/console.log)"
 	grep -a -q '^TESTBED: job done' "$outdir/out.txt" ||
 		die "$flavour guest stopped before the job finished; last stage: '$(last_stage)' (see $outdir/console.log)"
+	grep -a -q '^TESTBED: job done rc=0' "$outdir/out.txt" ||
+		die "$flavour guest job $job failed ($(grep -a '^TESTBED: job done' "$outdir/out.txt")); see $outdir/out.txt"
 	log "$flavour guest: job $job finished ($(grep -a '^TESTBED: job done' "$outdir/out.txt"))"
 }
 

@@ -42,7 +42,7 @@ configure() {
 # in_tree SYM: the tree being built defines config SYM (the baseline lacks
 # the options that the series adds).
 in_tree() {
-	grep -rqx --include='Kconfig*' "config ${1#CONFIG_}" "$KSRC"
+	grep -rqxE --include='Kconfig*' "(menu)?config ${1#CONFIG_}" "$KSRC"
 }
 
 # check_config: every option the fragments set, and the tree defines, must
@@ -66,8 +66,9 @@ main() {
 	need_cmd "${CROSS_COMPILE}gcc" ccache pahole make bc flex bison
 	ksrc_at "$ref"
 	local key dst
-	# tools/ and Documentation/ do not go into the kernel image
-	key=$( { git -C "$KREPO" ls-tree "$ref" | grep -v -P '\t(tools|Documentation)$'; cat "${fragments[@]}"; \
+	# tools/testing/ and Documentation/ do not go into the kernel image
+	key=$( { git -C "$KREPO" ls-tree "$ref" | grep -v -P '\t(tools|Documentation)$'; \
+		 git -C "$KREPO" ls-tree "$ref:tools" | grep -v -P '\ttesting$'; cat "${fragments[@]}"; \
 		 "${CROSS_COMPILE}gcc" --version | head -n1; pahole --version; } | sha256sum | cut -c1-16)
 	dst=$IMAGES/$key
 	if [ -f "$dst/Image" ]; then

@@ -47,15 +47,18 @@ timed() {
 	log "$label done in $(( SECONDS - t0 ))s"
 }
 
-# series_patches: the patch files of the queue, in series order (absolute paths).
-series_patches() {
+# load_series: set SERIES to the patch files of the queue, in series order
+# (absolute paths); stop when patches/series names a file that is missing.
+# (Runs in the caller's shell, so that the stop stops the caller.)
+load_series() {
 	local p
+	SERIES=()
 	while read -r p; do
 		p=${p%%#*}
 		p=${p//[[:space:]]/}
 		[ -n "$p" ] || continue
 		[ -f "$ROOT/patches/$p" ] || die "patches/series names '$p', which does not exist"
-		printf '%s\n' "$ROOT/patches/$p"
+		SERIES+=("$ROOT/patches/$p")
 	done < "$ROOT/patches/series"
 }
 
@@ -64,10 +67,10 @@ series_patches() {
 ksrc_at() {
 	local ref=$1
 	[ -e "$KSRC/.git" ] || die "no kernel tree: run 'make tree' first"
-	if [ "$(git -C "$KSRC" rev-parse 'HEAD^{tree}')" != "$(git -C "$KREPO" rev-parse "$ref^{tree}")" ]; then
+	[ "$(git -C "$KSRC" rev-parse 'HEAD^{tree}')" = "$(git -C "$KREPO" rev-parse "$ref^{tree}")" ] ||
 		log "build tree: checking out $ref"
-		git -C "$KSRC" checkout -q --detach -f "$ref"
-	fi
+	# -f also undoes local edits, which would otherwise be built and cached
+	git -C "$KSRC" checkout -q --detach -f "$ref"
 }
 
 # kmake ARGS...: make in the kernel tree for arm64, objects in build/obj.
@@ -84,11 +87,14 @@ with_progress() {
 	mkdir -p "$(dirname "$logf")"
 	"$@" >"$logf" 2>&1 &
 	pid=$!
+	# shellcheck disable=SC2064 # pid is fixed now
+	trap "kill -- $pid 2>/dev/null; pkill -P $pid 2>/dev/null" INT TERM HUP
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 30 & wait $! || true
 		kill -0 "$pid" 2>/dev/null && log "  ... $(tail -n1 "$logf" | cut -c1-100)"
 	done
 	wait "$pid" || rc=$?
+	trap - INT TERM HUP
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logf" >&2
 		die "'$*' failed (exit $rc); full log: ${logf#"$ROOT"/}"

@@ -32,7 +32,7 @@ unpack_base() {
 	if [ -z "$deb" ]; then
 		(cd "$dl" && apt-get download "$LINUX_SOURCE_PKG=$ver") ||
 			die "apt-get download $LINUX_SOURCE_PKG=$ver failed"
-		deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_*.deb | head -n1)
+		deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//\~/%7e}"_*.deb | head -n1)
 	fi
 	rm -rf "$KREPO.tmp" && mkdir -p "$KREPO.tmp"
 	tarball=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -m1 'linux-source-.*\.tar\.xz$')
@@ -52,12 +52,13 @@ unpack_base() {
 # apply_queue: check out base in build/src and `git am` the series onto it.
 apply_queue() {
 	local p stamp want
+	load_series
 	want=$( { cat "$KREPO/.git/testbed-base-version"; cat "$ROOT/patches/series"; \
-		  series_patches | xargs -r cat; } | sha256sum | cut -d' ' -f1)
+		  cat /dev/null "${SERIES[@]}"; } | sha256sum | cut -d' ' -f1)
 	stamp=$KSRC/.testbed-queue
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 	   git -C "$KREPO" rev-parse -q --verify refs/heads/queue >/dev/null; then
-		log "queue unchanged ($(series_patches | wc -l) patches)"
+		log "queue unchanged (${#SERIES[@]} patches)"
 		return
 	fi
 	if [ ! -e "$KSRC/.git" ]; then
@@ -65,14 +66,14 @@ apply_queue() {
 	fi
 	git -C "$KSRC" am --abort >/dev/null 2>&1 || true
 	git -C "$KSRC" checkout -q --detach -f base
-	while read -r p; do
+	for p in "${SERIES[@]}"; do
 		if ! git -C "$KSRC" am -q --keep-cr "$p" >"$BUILD/am.log" 2>&1; then
 			cat "$BUILD/am.log" >&2
 			git -C "$KSRC" am --abort >/dev/null 2>&1 || true
 			die "patch ${p#"$ROOT"/} does not apply on $(cat "$KREPO/.git/testbed-base-version")"
 		fi
 		log "applied ${p##*/}"
-	done < <(series_patches)
+	done
 	git -C "$KREPO" branch -f queue "$(git -C "$KSRC" rev-parse HEAD)"
 	git -C "$KSRC" checkout -q --detach queue
 	echo "$want" > "$stamp"

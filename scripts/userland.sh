@@ -51,7 +51,7 @@ wrong_target_bench() {
 
 build_tests() {
 	local t
-	rm -rf "$OUTB/tests"
+	rm -rf "$OUTB/tests" "$BUILD/selftests"
 	make -s -C "$ROOT/tests/guest" KSRC="$KSRC" CROSS_COMPILE="$CROSS_COMPILE" OUT="$OUTB/tests"
 	for t in "${KSELFTESTS[@]}"; do
 		[ -d "$KSRC/tools/testing/selftests/$t" ] || die "the queue has no tools/testing/selftests/$t"

@@ -150,6 +150,10 @@ static void test_sigkill_during_xol(void)
 	}
 	for (i = 0; i < rounds; i++) {
 		pid = fork();
+		if (pid < 0) {
+			ksft_print_msg("fork: %s\n", strerror(errno));
+			break;
+		}
 		if (pid == 0) {
 			for (;;)
 				run(1000);

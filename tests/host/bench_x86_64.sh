@@ -4,6 +4,7 @@
 # compiled against the arm64 kernel's BTF, which has every type they use.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
+ksrc_at queue
 out=$BUILD/selftests-bpf-x86_64
 hdrs=$BUILD/uapi-headers-x86_64
 log=$BUILD/logs/bench-x86_64.log

@@ -18,8 +18,10 @@ ignores() {
 	printf '%s\n' "$list"
 }
 
+load_series
+ksrc_at queue
 n=0
-while read -r p; do
+for p in "${SERIES[@]}"; do
 	n=$((n + 1))
 	# spdxcheck.py needs Debian's python3 (python3-ply), first on PATH
 	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --quiet \
@@ -27,4 +29,4 @@ while read -r p; do
 		echo "ok $n - checkpatch --strict: ${p##*/}" && continue
 	echo "not ok $n - checkpatch --strict: ${p##*/}"
 	printf '%s\n' "$out" | sed 's/^/# /' | head -n 30
-done < <(series_patches)
+done

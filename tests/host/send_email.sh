@@ -6,9 +6,11 @@
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 cover=$ROOT/patches/0000-cover-letter.patch
-mapfile -t files < <(echo "$cover"; series_patches)
-out=$(cd "$BUILD" && git send-email --dry-run --confirm=never --to-cover --cc-cover \
-	--from "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" "${files[@]}" 2>&1) || true
+load_series
+files=("$cover" "${SERIES[@]}")
+out=$(cd "$BUILD" && GIT_SEND_EMAIL_NOTTY=1 git send-email --dry-run --confirm=never \
+	--to-cover --cc-cover --in-reply-to= \
+	--from "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" "${files[@]}" 2>&1 </dev/null) || true
 want=${#files[@]}
 first_to=$(sed -n 's/^To: \([^,]*\).*/\1/p' "$cover" | head -n1)
 ok=$(grep -c '^Dry-OK' <<<"$out" || true)

@@ -7,8 +7,9 @@ wt=$BUILD/check-am
 git -C "$KREPO" worktree remove -f "$wt" >/dev/null 2>&1 || rm -rf "$wt"
 git -C "$KREPO" worktree prune
 git -C "$KREPO" worktree add -q --detach "$wt" base
+load_series
 n=0 bad=0
-while read -r p; do
+for p in "${SERIES[@]}"; do
 	n=$((n + 1))
 	if git -C "$wt" am -q --keep-cr "$p" >/dev/null 2>&1; then
 		echo "ok $n - series: ${p##*/} applies"
@@ -18,7 +19,7 @@ while read -r p; do
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
 		break
 	fi
-done < <(series_patches)
+done
 n=$((n + 1))
 if [ "$bad" = 0 ] && [ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$KREPO" rev-parse 'queue^{tree}')" ]; then
 	echo "ok $n - series: applied queue equals the tree that is built (branch queue)"
