@@ -15,11 +15,7 @@ configure_obj() {
 	local arch=$1 cross=$2 obj=$3 want
 	want=$(sha256sum < "$ROOT/config/uprobes.config")
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.testbed-fragments" 2>/dev/null)" = "$want" ] && return
-	mkdir -p "$obj"
-	make -s -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" tinyconfig
-	(cd "$obj" && ARCH=$arch CROSS_COMPILE=$cross \
-		"$WT/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "$ROOT/config/uprobes.config" >/dev/null)
-	make -s -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
+	kconfig_merge "$WT" "$obj" "$arch" "$cross" "$ROOT/config/uprobes.config"
 	echo "$want" > "$obj/.testbed-fragments"
 }
 

@@ -30,11 +30,7 @@ configure() {
 		kmake -s olddefconfig
 		return
 	fi
-	mkdir -p "$KOBJ"
-	kmake -s tinyconfig
-	(cd "$KOBJ" && ARCH=arm64 CROSS_COMPILE=$CROSS_COMPILE \
-		"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" .config "${fragments[@]}" >/dev/null)
-	kmake -s olddefconfig
+	kconfig_merge "$KSRC" "$KOBJ" arm64 "$CROSS_COMPILE" "${fragments[@]}"
 	check_config
 	echo "$want" > "$KOBJ/.testbed-fragments"
 }

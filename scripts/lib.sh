@@ -100,3 +100,16 @@ with_progress() {
 		die "'$*' failed (exit $rc); full log: ${logf#"$ROOT"/}"
 	fi
 }
+
+# kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the tree SRC into
+# OBJ as tinyconfig plus the fragments (scripts/kconfig/merge_config.sh),
+# then olddefconfig.
+kconfig_merge() {
+	local src=$1 obj=$2 arch=$3 cross=$4
+	shift 4
+	mkdir -p "$obj"
+	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" tinyconfig
+	(cd "$obj" && ARCH=$arch CROSS_COMPILE=$cross \
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "$@" >/dev/null)
+	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
+}
