@@ -7,25 +7,40 @@
 # changes in patches/ when the series did not.
 . "$(dirname "$0")/lib.sh"
 
-# recipients DIR: add To: (maintainers) and Cc: (reviewers, supporters,
-# lists) headers, from the tree's scripts/get_maintainer.pl over the
-# patches, to the cover letter in DIR, before its blank line ending the
-# headers.  Addresses come from MAINTAINERS only.
+# recipients DIR: add To: (the M: entries of every MAINTAINERS section the
+# patches touch) and Cc: (reviewers, lists) headers, from the tree's
+# scripts/get_maintainer.pl, to the cover letter in DIR, before the blank
+# line that ends its headers.  Addresses come from MAINTAINERS only.
+# get_maintainer.pl's role per address depends on Perl's hash order, so
+# roles are not used, and the seed is fixed for a stable order.
 recipients() {
-	local dir=$1 hdr
-	hdr=$(cd "$KREPO" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-		2>/dev/null "$dir"/0*-*.patch < /dev/null |
-	      grep -v '^$' | awk '
-		{ addr = $0; sub(/ \(.*$/, "", addr) }
-		/\(maintainer:/ { to = to (to ? ",\n " : "") addr; next }
-		{ cc = cc (cc ? ",\n " : "") addr }
-		END { if (to) print "To: " to; if (cc) print "Cc: " cc }')
-	[ -n "$hdr" ] || die "get_maintainer.pl named nobody for the series"
-	printf '%s\n' "$hdr" > "$dir/recipients.tmp"
+	local dir=$1 to all
+	to=$(maintainers "$dir" --nor --nol)
+	all=$(maintainers "$dir")
+	[ -n "$to" ] || die "get_maintainer.pl named no maintainer for the series"
+	{
+		header To "$to"
+		header Cc "$(grep -vxF -f <(printf '%s\n' "$to") <<<"$all" || true)"
+	} > "$dir/recipients.tmp"
 	awk -v f="$dir/recipients.tmp" '!done && /^$/ { while ((getline l < f) > 0) print l; done = 1 } { print }' \
 		"$dir/0000-cover-letter.patch" > "$dir/cover.tmp"
-	rm "$dir/recipients.tmp"
 	mv "$dir/cover.tmp" "$dir/0000-cover-letter.patch"
+	rm "$dir/recipients.tmp"
+}
+
+# maintainers DIR [OPTION...]: get_maintainer.pl's addresses for the patches.
+maintainers() {
+	local dir=$1
+	shift
+	(cd "$KREPO" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 perl scripts/get_maintainer.pl \
+		--no-git --no-git-fallback --no-rolestats "$@" "$dir"/0*-*.patch </dev/null 2>/dev/null)
+}
+
+# header NAME LINES: an RFC 5322 header with one address a line; nothing
+# for no addresses.
+header() {
+	[ -n "$2" ] || return 0
+	awk -v h="$1" 'NR == 1 { printf "%s: %s", h, $0; next } { printf ",\n %s", $0 } END { print "" }' <<<"$2"
 }
 
 main() {
@@ -40,7 +55,9 @@ main() {
 	[ "$n" -gt 0 ] || die "branch series has no commits on top of base"
 	git -C "$KREPO" config branch.series.description "$(cat "$ROOT/patches/cover-letter.txt")"
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	git -C "$KREPO" format-patch -q --zero-commit --no-signature --no-numbered-files \
+	# blank context lines as empty lines, not " ": checkpatch run on a
+	# git-tracked patch file checks it as a source file and flags " "
+	git -C "$KREPO" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --no-numbered-files \
 		--cover-letter --cover-from-description=subject \
 		-o "$tmp" base..series
 	last_date=$(grep -m1 '^Date: ' "$(ls "$tmp"/0*.patch | tail -n1)")
