@@ -8,7 +8,7 @@ S := scripts
 # The steps share build/src and build/obj: never run them in parallel.
 .NOTPARALLEL:
 
-.PHONY: all bench check deps tree kernels userland rootfs export bisect clean distclean
+.PHONY: all bench check deps tree kernels userland rootfs export bisect coverage clean distclean
 
 all: check
 
@@ -38,6 +38,11 @@ check: rootfs
 # Each patch builds on its own (also part of make check).
 bisect: rootfs
 	@$(S)/bisect.sh
+
+# Share of the function entries of some Debian arm64 packages that a uprobe
+# handles with one exception, base vs patched (scripts/coverage.py).
+coverage: deps
+	@$(S)/coverage.py
 
 # Export branch "series" of build/linux to patches/ (git format-patch).
 export:

@@ -56,7 +56,7 @@ cd /testbed
 stage bench-smoke
 cd /testbed/bpf
 n=0
-for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret,xol}; do
+for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret,xol} uprobe-sub; do
 	n=$((n + 1))
 	out=$(./bench -w1 -d1 -a "trig-$trig" 2>&1 || true)
 	line=$(echo "$out" | grep '^Summary' || true)

@@ -1,68 +1,132 @@
 #!/usr/bin/env bash
-# Build check after each patch of the queue (bisectability), cheap version:
-# in a worktree at each commit of base..queue, compile the kernel objects of
-# the C files that the patch touches, for arm64 (our config) and, for files
-# outside arch/, also for x86_64 (x86_64 tinyconfig + the same fragment);
-# and build the kselftest or bench that the patch touches (arm64).
-# The full arm64 kernel of the whole series is what `make check` builds.
-# TAP output, one line per patch and arch.
+# Bisectability: build the tree at the base and after each patch of the
+# queue in turn, incrementally, so that only what a patch changes is rebuilt
+# (the build worktree build/src, one object folder per arch beside build/obj,
+# so that ccache serves what the kernel builds of make check compiled):
+#   arm64   Image (tinyconfig + config/uprobes.config), always;
+#   x86_64  bzImage (the same fragments without debug info), at the base and
+#           after each patch that touches generic code (outside arch/ and
+#           Documentation/) or tools/;
+#   the arm64 uprobes kselftest, when a patch touches it;
+#   selftests/bpf bench for arm64 and x86_64, when a patch touches
+#           selftests/bpf (BPF objects against the BTF of that commit's arm64
+#           vmlinux).
+# TAP output, one line per build; build logs in build/logs/bisect-*.log.
+# Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so).
 . "$(dirname "$0")/lib.sh"
 
-WT=$BUILD/bisect
+WT=$KSRC
+OBJ_ARM64=$BUILD/bisect-obj-arm64
+OBJ_X86=$BUILD/bisect-obj-x86_64
+BISECT_X86=${BISECT_X86:-1}
+n=0
 
-# configure_obj ARCH CROSS OBJ: tinyconfig + our fragment, once.
-configure_obj() {
-	local arch=$1 cross=$2 obj=$3 want
-	want=$(sha256sum < "$ROOT/config/uprobes.config")
-	[ -f "$obj/.config" ] && [ "$(cat "$obj/.testbed-fragments" 2>/dev/null)" = "$want" ] && return
-	kconfig_merge "$WT" "$obj" "$arch" "$cross" "$ROOT/config/uprobes.config"
-	echo "$want" > "$obj/.testbed-fragments"
+# tap RC DESC: one TAP line.
+tap() {
+	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi
 }
 
-# objs ARCH CROSS OBJ FILE.c...: compile the objects, quietly; 0 if all built.
-objs() {
-	local arch=$1 cross=$2 obj=$3
-	shift 3
-	configure_obj "$arch" "$cross" "$obj"
-	make -s -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" -j"$JOBS" olddefconfig "${@/%.c/.o}"
+# configure ARCH CROSS OBJ: tinyconfig + fragments, again only when the
+# commit changed a Kconfig file (olddefconfig alone would drop the options
+# a later patch adds).
+configure() {
+	local arch=$1 cross=$2 obj=$3 want frags=("$ROOT/config/uprobes.config")
+	[ "$arch" = arm64 ] || frags+=("$ROOT/config/no-debug-info.config")
+	want=$( { git -C "$WT" ls-files -s -- '*Kconfig*'; cat "${frags[@]}"; } | sha256sum)
+	[ -f "$obj/.config" ] && [ "$(cat "$obj/.testbed-kconfig" 2>/dev/null)" = "$want" ] && return
+	kconfig_merge "$WT" "$obj" "$arch" "$cross" "${frags[@]}"
+	echo "$want" > "$obj/.testbed-kconfig"
+}
+
+# kbuild ARCH CROSS OBJ TARGET LOG: configure and build TARGET; 0 if it built.
+kbuild() {
+	local arch=$1 cross=$2 obj=$3 target=$4 logf=$5
+	{
+		configure "$arch" "$cross" "$obj" &&
+		make -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
+			CC="ccache ${cross}gcc" -j"$JOBS" "$target"
+	} >"$logf" 2>&1
+}
+
+# bench ARCH CROSS VMLINUX LOG: selftests/bpf bench (and UAPI headers).
+bench() {
+	local arch=$1 cross=$2 vmlinux=$3 logf=$4 hdrs=$BUILD/bisect-hdrs-$1
+	{
+		make -s -C "$WT" ARCH="${arch/x86_64/x86}" O="$BUILD/bisect-uapi-$arch" \
+			INSTALL_HDR_PATH="$hdrs" headers_install &&
+		make -C "$WT/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" \
+			CROSS_COMPILE="$cross" OUTPUT="$BUILD/bisect-bpf-$arch" \
+			VMLINUX_BTF="$vmlinux" KHDR_INCLUDES="-isystem $hdrs/include" \
+			"$BUILD/bisect-bpf-$arch/bench"
+	} >"$logf" 2>&1
+}
+
+# needs_x86 FILES: 0 if a file is generic code or tools (outside arch/ and
+# Documentation/).
+needs_x86() {
+	printf '%s\n' "$@" | grep -q -v -E '^(arch|Documentation)/|^$'
+}
+
+# step COMMIT: check out COMMIT and build what it touches; TAP lines.
+# The base builds x86_64 too when any patch will (so later builds are
+# incremental, and a failure is the patch's).
+step() {
+	local c=$1 what subj files rc t0 x86=0
+	ksrc_at "$c"
+	if [ "$n" = 0 ]; then
+		what="base"
+		needs_x86 $(git -C "$WT" diff --name-only base queue) && x86=1
+		files=""
+	else
+		what="patch $n"
+		files=$(git -C "$WT" diff-tree --no-commit-id --name-only -r "$c")
+		needs_x86 $files && x86=1
+	fi
+	subj=$(git -C "$WT" log -1 --format=%s)
+	log "$what: $subj"
+
+	t0=$SECONDS rc=0
+	kbuild arm64 "$CROSS_COMPILE" "$OBJ_ARM64" Image "$BUILD/logs/bisect-$n-arm64.log" || rc=1
+	tap $rc "bisect: $what builds (arm64 Image, $((SECONDS - t0))s): $subj"
+	if [ "$x86" = 1 ] && [ "$BISECT_X86" = 1 ]; then
+		t0=$SECONDS rc=0
+		kbuild x86_64 "" "$OBJ_X86" bzImage "$BUILD/logs/bisect-$n-x86_64.log" || rc=1
+		tap $rc "bisect: $what builds (x86_64 bzImage, $((SECONDS - t0))s): $subj"
+	elif [ "$x86" = 1 ]; then
+		echo "ok - bisect: $what x86_64 build # SKIP BISECT_X86=0"
+	fi
+	if printf '%s\n' $files | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
+		t0=$SECONDS rc=0
+		make -C "$WT/tools/testing/selftests/arm64" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+			ARM64_SUBTARGETS=uprobes OUTPUT="$BUILD/bisect-selftests" \
+			KHDR_INCLUDES="-isystem $BUILD/uapi-headers/include" \
+			>"$BUILD/logs/bisect-$n-kselftest.log" 2>&1 || rc=1
+		tap $rc "bisect: $what builds (arm64 uprobes kselftest, $((SECONDS - t0))s): $subj"
+	fi
+	if printf '%s\n' $files | grep -q '^tools/testing/selftests/bpf/'; then
+		t0=$SECONDS rc=0
+		bench arm64 "$CROSS_COMPILE" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-arm64.log" || rc=1
+		tap $rc "bisect: $what builds (selftests/bpf bench, arm64, $((SECONDS - t0))s): $subj"
+		if [ "$BISECT_X86" = 1 ]; then
+			t0=$SECONDS rc=0
+			bench x86_64 "" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-x86_64.log" || rc=1
+			tap $rc "bisect: $what builds (selftests/bpf bench, x86_64, $((SECONDS - t0))s): $subj"
+		fi
+	fi
 }
 
 main() {
-	local n=0 c subj files kfiles generic rc
-	need_cmd gcc "${CROSS_COMPILE}gcc" ccache
-	git -C "$KREPO" worktree remove -f "$WT" >/dev/null 2>&1 || rm -rf "$WT"
-	git -C "$KREPO" worktree prune
-	git -C "$KREPO" worktree add -q --detach "$WT" base
+	local c t0=$SECONDS
+	need_cmd gcc "${CROSS_COMPILE}gcc" ccache pahole clang
+	mkdir -p "$BUILD/logs"
+	git -C "$KREPO" worktree remove -f "$BUILD/bisect" >/dev/null 2>&1 || true
+	trap 'ksrc_at queue' EXIT
+	step "$(git -C "$KREPO" rev-parse base)"
 	for c in $(git -C "$KREPO" rev-list --reverse base..queue); do
 		n=$((n + 1))
-		git -C "$WT" checkout -q --detach "$c"
-		subj=$(git -C "$WT" log -1 --format=%s)
-		files=$(git -C "$WT" diff-tree --no-commit-id --name-only --diff-filter=d -r "$c")
-		kfiles=$(printf '%s\n' $files | grep -E '\.c$' | grep -v '^tools/' || true)
-		generic=$(printf '%s\n' $kfiles | grep -v '^arch/' || true)
-		rc=0
-		if [ -n "$kfiles" ]; then
-			objs arm64 "$CROSS_COMPILE" "$BUILD/bisect-obj-arm64" $kfiles \
-				>"$BUILD/logs/bisect-$n-arm64.log" 2>&1 || rc=1
-			echo "$( [ $rc = 0 ] && echo ok || echo not ok ) - bisect: patch $n builds (arm64 objects): $subj"
-		fi
-		if [ -n "$generic" ]; then
-			rc=0
-			objs x86_64 "" "$BUILD/bisect-obj-x86_64" $generic \
-				>"$BUILD/logs/bisect-$n-x86_64.log" 2>&1 || rc=1
-			echo "$( [ $rc = 0 ] && echo ok || echo not ok ) - bisect: patch $n builds (x86_64 objects): $subj"
-		fi
-		if printf '%s\n' $files | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
-			rc=0
-			make -s -C "$WT/tools/testing/selftests/arm64" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
-				ARM64_SUBTARGETS=uprobes OUTPUT="$BUILD/bisect-selftests" \
-				KHDR_INCLUDES="-isystem $BUILD/uapi-headers/include" \
-				>"$BUILD/logs/bisect-$n-selftest.log" 2>&1 || rc=1
-			echo "$( [ $rc = 0 ] && echo ok || echo not ok ) - bisect: patch $n builds (arm64 uprobes kselftest): $subj"
-		fi
+		step "$c"
 	done
-	git -C "$KREPO" worktree remove -f "$WT"
+	echo "# bisect: base + $n patches built in $((SECONDS - t0))s"
 }
 
 main "$@"
