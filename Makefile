@@ -8,7 +8,7 @@ S := scripts
 # The steps share build/src and build/obj: never run them in parallel.
 .NOTPARALLEL:
 
-.PHONY: all bench check deps tree kernels userland rootfs export bisect coverage clean distclean
+.PHONY: all bench check check-debug deps tree kernels userland rootfs export bisect coverage clean distclean
 
 all: check
 
@@ -35,6 +35,13 @@ bench: kernels rootfs
 check: rootfs
 	@$(S)/check.sh
 
+# The in-guest suite on the patched kernel with lockdep, KASAN, UBSAN,
+# DEBUG_ATOMIC_SLEEP, DEBUG_LIST and PROVE_RCU (config/debug.config); any
+# report in the kernel log fails it.
+check-debug: rootfs
+	@$(S)/kernel.sh patched config/debug.config
+	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 $(S)/check.sh
+
 # Each patch builds on its own (also part of make check).
 bisect: rootfs
 	@$(S)/bisect.sh
@@ -49,7 +56,7 @@ export:
 	@$(S)/export.sh
 
 clean:
-	rm -rf build/obj build/images build/run build/rootfs build/guest-bin build/selftests-bpf
+	rm -rf build/obj build/obj-* build/bisect-obj-* build/images build/run build/rootfs build/guest-bin build/selftests-bpf
 
 # Also drops the kernel repository (build/linux), which may hold unexported work.
 distclean:

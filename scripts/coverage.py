@@ -68,6 +68,7 @@ INSN = {
     "ldr_lit": (0xBF000000, 0x18000000),
     "ldrsw_lit": (0xFF000000, 0x98000000),
     "ldr_lit_simd": (0x3F000000, 0x1C000000),
+    "ldr_imm": (0x3FC00000, 0x39400000),
     "exclusive": (0x3F800000, 0x08000000),
     "mops": (0x3B200C00, 0x19000400),
     "stp_pre": (0x7FC00000, 0x29800000),
@@ -171,13 +172,16 @@ def _is_stp_fp_lr_sp_64b(insn):
 
 
 def _is_added_now(insn):
-    # The register-only forms of the uprobe simulation (insn.h of the series:
+    # The register-only forms and the LDR of the uprobe simulation (insn.h of the series:
     # aarch64_insn_is_add_sub_imm_noflags, _mov_reg, _movz_movn): ADD/SUB
     # (immediate) not setting flags (not ADDG/SUBG: bit 23), MOV (register),
     # MOVZ/MOVN (not the unallocated sf == 0, hw >= 2).
     if insn & 0x1f800000 == 0x11000000 and not insn >> 29 & 1:
         return True
     if is_("mov_reg", insn):
+        return True
+    # aarch64_insn_is_ldr_imm_xn(): LDR Wt/Xt (unsigned offset), base not SP
+    if is_("ldr_imm", insn) and insn >> 31 and (insn >> 5) & 0x1f != REG_SP:
         return True
     if insn & 0x1f800000 == 0x12800000 and (insn >> 29) & 3 in (0, 2):
         return insn >> 31 == 1 or (insn >> 21) & 3 < 2
@@ -190,7 +194,7 @@ def verdict(insn, kernel):
     Returns "simulated", "stepped" or "rejected".  ValueError on another kernel.
     Follows arch_uprobe_analyze_insn() (uprobes.c) and arm_probe_decode_insn()
     (decode-insn.c): base = tag base, patched = the series (with the
-    register-only forms of _is_added_now())."""
+    register-only forms and the LDR of _is_added_now())."""
     if kernel == "base":
         return _decode(insn, patched=False)
     if kernel != "patched":

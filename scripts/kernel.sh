@@ -19,6 +19,9 @@ esac
 fragments=("$ROOT/config/uprobes.config" "$@")
 suffix=""
 for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
+# Each set of extra fragments builds in its own object folder, so that
+# switching between them stays incremental.
+KOBJ=$KOBJ$suffix
 
 # configure: tinyconfig + fragments, unless build/obj was configured from
 # the same fragments for the same tree (olddefconfig alone would drop the

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A tracer single-steps (PTRACE_SINGLESTEP) a child through functions whose
- * first instruction uprobes simulate (nop, the frame-record push).  With a
- * uprobe on that instruction the tracer must see the same sequence of PCs
- * as without one: the simulation advances the single-step state like the
- * instruction would (arm64_skip_faulting_instruction()).  Oracle: the same
- * child traced without the probe.
+ * first instruction uprobes simulate (nop, the frame-record push, sub sp,
+ * ldr) or step out of line (mul).  With a uprobe on that instruction the
+ * tracer must see the same sequence of PCs as without one: the simulation
+ * advances the single-step state like the instruction would
+ * (arm64_skip_faulting_instruction()), and stepping out of line must leave
+ * the tracer's single-step on.  Oracle: the same child traced without the
+ * probe.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -28,6 +30,9 @@
 
 uint64_t step_nop(uint64_t x);
 uint64_t step_stp(uint64_t x);
+uint64_t step_sub(uint64_t x);
+uint64_t step_ldr(uint64_t x);
+uint64_t step_xol(uint64_t x);
 void step_end(void);
 
 asm(".text\n"
@@ -45,6 +50,25 @@ asm(".text\n"
     "	ldp	x29, x30, [sp], #16\n"
     "	ret\n"
     ".size step_stp, .-step_stp\n"
+    ".globl step_sub\n.type step_sub, %function\n"
+    "step_sub:\n"
+    "	sub	sp, sp, #16\n"
+    "	add	x0, x0, #3\n"
+    "	add	sp, sp, #16\n"
+    "	ret\n"
+    ".size step_sub, .-step_sub\n"
+    ".globl step_ldr\n.type step_ldr, %function\n"
+    "step_ldr:\n"
+    "	ldr	x1, [x30, #0]\n"
+    "	add	x0, x0, #4\n"
+    "	ret\n"
+    ".size step_ldr, .-step_ldr\n"
+    ".globl step_xol\n.type step_xol, %function\n"
+    "step_xol:\n"
+    "	mul	x1, x0, x0\n"
+    "	add	x0, x0, #5\n"
+    "	ret\n"
+    ".size step_xol, .-step_xol\n"
     ".globl step_end\n"
     "step_end:\n");
 
@@ -111,8 +135,11 @@ static void check(const char *name, uint64_t (*fn)(uint64_t))
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(2);
+	ksft_set_plan(5);
 	check("step_nop", step_nop);
 	check("step_stp", step_stp);
+	check("step_sub", step_sub);
+	check("step_ldr", step_ldr);
+	check("step_xol", step_xol);
 	ksft_finished();
 }
