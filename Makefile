@@ -40,9 +40,11 @@ check: rootfs
 # report in the kernel log fails it.
 check-debug: rootfs
 	@$(S)/kernel.sh patched config/debug.config
-	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 $(S)/check.sh
+	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 GUEST_TIMEOUT=$${GUEST_TIMEOUT:-2400} $(S)/check.sh
 
-# Each patch builds on its own (also part of make check).
+# Each patch builds on its own: an arm64 Image after every patch, x86_64 too
+# for generic code and tools (make check runs the cheap objects-only check).
+# Run it before each export.
 bisect: rootfs
 	@$(S)/bisect.sh
 

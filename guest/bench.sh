@@ -5,4 +5,6 @@ set -euo pipefail
 cd /testbed/bpf
 echo "TESTBED-BENCH-BEGIN"
 ./benchs/run_bench_uprobes.sh "$@"
+# a uprobe on a Go function entry (ldr x16, [x28, #16]), same format
+/testbed/gowork.sh bench 50000
 echo "TESTBED-BENCH-END"

@@ -24,6 +24,10 @@ for t in tests/*; do
 done
 [ "$ntests" -gt 0 ] || echo "not ok - no guest tests found in /testbed/tests"
 
+# A Go program, probed on a function entry (ldr x16, [x28, #16]).
+stage gowork
+/testbed/gowork.sh check 20000 || echo "not ok - gowork.sh exited with $?"
+
 # KUnit suites built into the kernel ran at boot; their results are in
 # debugfs.  The suites the series adds must be there.
 stage kunit

@@ -10,6 +10,11 @@ Usage:
                                     cached in build/coverage/debs), unpack,
                                     count; report on stdout and in
                                     build/coverage/report.txt
+  coverage.py --go [PKG...]         the same for packages of Go programs
+                                    (default: esbuild), entries from
+                                    .gopclntab; also counts the entries that
+                                    start with ldr x16, [x28, #16]; report in
+                                    build/coverage/report-go.txt
   coverage.py --classify HEX...     print, per 32-bit instruction word:
                                     insn, base verdict, patched verdict, class
 
@@ -18,6 +23,9 @@ the packages (the cross readelf reads them), one per (file, address); a file
 shipped twice with the same bytes (redis-check-aof and redis-check-rdb)
 counts once.  The first instruction is read at the symbol's address through
 its section header; symbols outside executable sections are skipped.
+With --go, the entries are instead the functions of the Go 1.18+ pclntab
+(.gopclntab) of each AArch64 ELF file that has one (a Go program exports
+next to nothing in .dynsym), one per address; other files are skipped.
 
 Verdicts mirror the uprobe path of the kernel (arch_uprobe_analyze_insn in
 arch/arm64/kernel/probes/uprobes.c, which calls arm_probe_decode_insn in
@@ -27,11 +35,13 @@ decode-insn.c with the masks of arch/arm64/include/asm/insn.h):
   rejected   INSN_REJECTED: the probe cannot be placed
 "base" is tag base of build/linux (Debian 6.12); "patched" is the series:
 nop simulated, and for uprobes bti, the stp x29,x30 push and the
-register-only ADD/SUB (immediate), MOV (register) and MOVZ/MOVN.
+register-only ADD/SUB (immediate), MOV (register), MOVZ/MOVN and LDR
+(immediate, unsigned offset, Xn not SP).
 
 Environment: BUILD (default: build/ of this repository), CROSS_COMPILE
 (default aarch64-linux-gnu-).  Exits 1 with a message on a missing tool, a
-failed download, or when no entry is found.
+failed download, an unreadable pclntab, when no entry is found, or with
+--go when no package holds a Go binary.
 """
 import argparse
 import collections
@@ -52,6 +62,9 @@ WORK = os.path.join(BUILD, "coverage")
 # a symlink to redis-check-rdb of redis-tools: the redis binaries are there.
 DEFAULT_PACKAGES = ("libc6", "bash", "coreutils", "grep", "redis-tools", "libssl3",
                     "python3.11-minimal", "libstdc++6", "zlib1g")
+
+# --go: esbuild is a Go program (Go 1.19 in bookworm), 4.9 MB.
+DEFAULT_GO_PACKAGES = ("esbuild",)
 
 KERNELS = ("base", "patched")
 VERDICTS = ("simulated", "stepped", "rejected")
@@ -426,24 +439,57 @@ SYMBOL_RE = re.compile(r"^\s*\d+:\s+([0-9a-f]+)\s+\S+\s+(\w+)\s+\w+\s+\w+"
                        r"(?:\s+\[[^\]]*\])?\s+(\S+)\s")
 
 
+def _sections(text):
+    """The sections of '${CROSS_COMPILE}readelf -SW' output (text, a str): a
+    list of (index, name, type, sh_addr, sh_offset, sh_size, flags), ints but
+    name, type and flags (str; name None for the NULL section).  Lines that
+    are not section headers are ignored.  No errors."""
+    out = []
+    for line in text.splitlines():
+        m = SECTION_RE.match(line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3), int(m.group(4), 16),
+                        int(m.group(5), 16), int(m.group(6), 16), m.group(7)))
+    return out
+
+
+def _exec_sections(sections):
+    """The executable sections with file contents of _sections()'s list: a
+    dict index -> (sh_addr, sh_offset, sh_size)."""
+    return {i: (addr, off, size) for i, _, typ, addr, off, size, flags in sections
+            if "X" in flags and typ != "NOBITS"}
+
+
+def _word_at(data, sec, addr):
+    """The little-endian 32-bit word at virtual address addr (int) of the
+    file contents data (bytes), through the section sec = (sh_addr,
+    sh_offset, sh_size); None when the word is not inside sec."""
+    sh_addr, sh_off, sh_size = sec
+    if not sh_addr <= addr <= sh_addr + sh_size - 4:
+        return None
+    off = addr - sh_addr + sh_off
+    return int.from_bytes(data[off:off + 4], "little")
+
+
+def _readelf(args, path):
+    """stdout (str) of '${CROSS_COMPILE}readelf ARGS PATH'; exits when
+    readelf fails."""
+    r = subprocess.run([CROSS + "readelf"] + args + [path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        die("%sreadelf failed on %s: %s" % (CROSS, path, r.stderr.strip()))
+    return r.stdout
+
+
 def entries(path):
     """The function entries of one ELF file: a sorted list of (address,
     first instruction word) for the defined FUNC symbols of .dynsym whose
     section is executable, one per address.  Reads the section headers and
     .dynsym with '${CROSS_COMPILE}readelf -SW --dyn-syms', the word (little
     endian) at the section's file offset.  Exits when readelf fails."""
-    r = subprocess.run([CROSS + "readelf", "-SW", "--dyn-syms", path],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        die("%sreadelf failed on %s: %s" % (CROSS, path, r.stderr.strip()))
-    sections, addrs = {}, set()
-    for line in r.stdout.splitlines():
-        m = SECTION_RE.match(line)
-        if m:
-            if "X" in m.group(7) and m.group(3) != "NOBITS":
-                sections[int(m.group(1))] = (int(m.group(4), 16), int(m.group(5), 16),
-                                             int(m.group(6), 16))
-            continue
+    text = _readelf(["-SW", "--dyn-syms"], path)
+    sections, addrs = _exec_sections(_sections(text)), set()
+    for line in text.splitlines():
         m = SYMBOL_RE.match(line)
         if m and m.group(2) == "FUNC" and m.group(3).isdigit():
             addrs.add((int(m.group(1), 16), int(m.group(3))))
@@ -453,38 +499,140 @@ def entries(path):
     for addr, ndx in addrs:
         if ndx not in sections:
             continue
-        sh_addr, sh_off, sh_size = sections[ndx]
-        if not sh_addr <= addr <= sh_addr + sh_size - 4:
-            continue
-        off = addr - sh_addr + sh_off
-        out[addr] = int.from_bytes(data[off:off + 4], "little")
+        word = _word_at(data, sections[ndx], addr)
+        if word is not None:
+            out[addr] = word
     return sorted(out.items())
 
 
-def scan(pkgs):
-    """Fetch, unpack and read the packages pkgs (names).  Returns (per, files):
-    per maps each package to a Counter of (base verdict, patched verdict,
-    class) -> entries; files maps each package to its number of ELF files.
-    A file whose bytes an earlier file had counts once."""
+# ---------------------------------------------------------------- Go
+
+# Magic numbers of the Go 1.18+ pclntab header (runtime/symtab.go, and
+# go118magic in src/debug/gosym/pclntab.go): 1.18 and 1.19; 1.20 and later.
+GO_MAGICS = {0xfffffff0: "go1.18-1.19", 0xfffffff1: "go1.20+"}
+# ldr x16, [x28, #16]: g.stackguard0 into x16, the first instruction of a Go
+# function with the stack-bound check on arm64 (cmd/internal/obj/arm64,
+# stacksplit).
+GO_STACK_CHECK = 0xf9400b90
+# The pclntab's section: .gopclntab, in a position independent executable
+# .data.rel.ro.gopclntab (cmd/link/internal/ld/data.go).
+GO_PCLNTAB_SECTIONS = (".gopclntab", ".data.rel.ro.gopclntab")
+
+Pclntab = collections.namedtuple("Pclntab", "magic quantum ptrsize text_start entry_offs end_off")
+
+
+def parse_pclntab(data):
+    """Parse a Go 1.18+ .gopclntab (data: bytes, the section's contents,
+    little endian).  Returns a Pclntab: magic, quantum (minLC), ptrsize,
+    text_start (the header's textStart: 0 where the file leaves it to a
+    dynamic relocation), entry_offs (the nfunc entryOff values of the functab,
+    in order; an entry's address is textStart + entryOff) and end_off (the
+    trailing entryOff: the end of the functions' text).
+    Raises ValueError on another magic (Go before 1.18, big endian), a bad
+    header, a functab outside data or not in ascending order.
+    Follows parsePclnTab() and funcTab.pc() of Go's src/debug/gosym/pclntab.go
+    and pcHeader of runtime/symtab.go: magic u32, two zero bytes, minLC u8,
+    ptrSize u8, then ptrSize-byte words nfunc, nfiles, textStart,
+    funcnameOffset, cuOffset, filetabOffset, pctabOffset, pclnOffset; at
+    pclnOffset nfunc (entryOff u32, funcOff u32) pairs and one entryOff u32."""
+    if len(data) < 8:
+        raise ValueError("pclntab: %d bytes, shorter than its header" % len(data))
+    magic = int.from_bytes(data[0:4], "little")
+    if magic not in GO_MAGICS:
+        raise ValueError("pclntab: magic %#x is not Go 1.18+ (%s)" % (
+            magic, ", ".join("%#x" % m for m in GO_MAGICS)))
+    quantum, ptrsize = data[6], data[7]
+    if data[4] or data[5] or quantum not in (1, 2, 4) or ptrsize not in (4, 8):
+        raise ValueError("pclntab: bad header %s" % data[:8].hex())
+    if len(data) < 8 + 8 * ptrsize:
+        raise ValueError("pclntab: %d bytes, shorter than its header" % len(data))
+
+    def word(i):
+        return int.from_bytes(data[8 + i * ptrsize:8 + (i + 1) * ptrsize], "little")
+
+    nfunc, text_start, pcln = word(0), word(2), word(7)
+    if pcln + (2 * nfunc + 1) * 4 > len(data):
+        raise ValueError("pclntab: functab of %d functions at %#x past the end (%#x)"
+                         % (nfunc, pcln, len(data)))
+    offs = [int.from_bytes(data[pcln + 8 * i:pcln + 8 * i + 4], "little")
+            for i in range(nfunc + 1)]
+    if any(a > b for a, b in zip(offs, offs[1:])):
+        raise ValueError("pclntab: functab entries not in ascending order")
+    return Pclntab(magic, quantum, ptrsize, text_start, offs[:-1], offs[-1])
+
+
+def go_entries(path):
+    """The Go function entries of one ELF file: a sorted list of (address,
+    first instruction word) from its .gopclntab (parse_pclntab()), one per
+    address, the word read through the executable section that holds the
+    address (entries outside one are skipped).  None when the file has no
+    .gopclntab (or, PIE, .data.rel.ro.gopclntab) section, with a warning
+    where it is a Go binary all the same (a .note.go.buildid or .go.buildinfo
+    section: GNU ld merges the pclntab of an externally linked PIE into
+    .data.rel.ro), and when textStart is 0 in the file (left to a dynamic
+    relocation; Go's linker writes it).  Exits when readelf fails or
+    parse_pclntab() raises ValueError."""
+    sections = _sections(_readelf(["-SW"], path))
+    names = {s[1] for s in sections}
+    pcln = [s for s in sections if s[1] in GO_PCLNTAB_SECTIONS and s[2] != "NOBITS"]
+    if not pcln:
+        if names & {".note.go.buildid", ".go.buildinfo"}:
+            log("warning: %s: a Go binary without a .gopclntab section: skipped" % path)
+        return None
+    _, name, _, _, sh_off, sh_size, _ = pcln[0]
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        tab = parse_pclntab(data[sh_off:sh_off + sh_size])
+    except ValueError as e:
+        die("%s: %s: %s" % (path, name, e))
+    if not tab.text_start:
+        log("warning: %s: textStart of %s is 0 (relocated): skipped" % (path, name))
+        return None
+    execs = list(_exec_sections(sections).values())
+    out = {}
+    for off in tab.entry_offs:
+        addr = tab.text_start + off
+        for sec in execs:
+            word = _word_at(data, sec, addr)
+            if word is not None:
+                out[addr] = word
+                break
+    return sorted(out.items())
+
+
+def scan(pkgs, read=entries):
+    """Fetch, unpack and read the packages pkgs (names).  read(path) gives
+    the entries of one AArch64 ELF file, a list of (address, word), or None
+    when the file does not count (go_entries() on a file that is not Go);
+    default entries().  Returns (per, files, words): per maps each package
+    to a Counter of (base verdict, patched verdict, class) -> entries; files
+    maps each package to its number of ELF files counted; words maps each
+    package to a Counter of first instruction words.  A file whose bytes an
+    earlier file had counts once."""
     debs, roots = os.path.join(WORK, "debs"), os.path.join(WORK, "root")
     os.makedirs(debs, exist_ok=True)
-    per, files, seen = {}, {}, set()
+    per, files, words, seen = {}, {}, {}, set()
     for pkg in pkgs:
         dest = os.path.join(roots, pkg)
         unpack(fetch(pkg, debs), dest)
-        per[pkg], files[pkg] = collections.Counter(), 0
+        per[pkg], files[pkg], words[pkg] = collections.Counter(), 0, collections.Counter()
         for path in aarch64_elfs(dest):
             with open(path, "rb") as f:
                 digest = hashlib.sha256(f.read()).digest()
             if digest in seen:
                 continue
+            found = read(path)
+            if found is None:
+                continue
             seen.add(digest)
             files[pkg] += 1
-            for _, insn in entries(path):
+            for _, insn in found:
                 per[pkg][(verdict(insn, "base"), verdict(insn, "patched"),
                           insn_class(insn))] += 1
+                words[pkg][insn] += 1
         log("%s: %d ELF files, %d entries" % (pkg, files[pkg], sum(per[pkg].values())))
-    return per, files
+    return per, files, words
 
 
 def pct(n, total):
@@ -492,15 +640,15 @@ def pct(n, total):
     return "%.1f%%" % (100.0 * n / total) if total else "-"
 
 
-def report(per, files, top=15):
+def report(per, files, top=15, source="defined FUNC symbols of .dynsym"):
     """The report text (str) of scan()'s result: per package and total, the
     entries and the share simulated, stepped and rejected on each kernel;
     then the top classes of the entries simulated on patched, and of those
-    not simulated on patched."""
+    not simulated on patched.  source (str) names the entries in the title."""
     total = collections.Counter()
     for c in per.values():
         total.update(c)
-    lines = ["Function entries (defined FUNC symbols of .dynsym), uprobe on the entry:",
+    lines = ["Function entries (%s), uprobe on the entry:" % source,
              "share simulated (one exception), stepped (two), rejected; base vs patched",
              "",
              "%-20s %5s %7s  %9s %9s %9s  %9s %9s %9s" % (
@@ -540,11 +688,31 @@ def report(per, files, top=15):
     return "\n".join(lines) + "\n"
 
 
+def go_stack_check_lines(per, words):
+    """Report lines (list of str) for --go: per package and in total, the
+    entries that start with exactly GO_STACK_CHECK (ldr x16, [x28, #16]) and
+    their share of the entries; per and words as scan() returns them."""
+    lines = ["", "Entries starting with ldr x16, [x28, #16] (%#010x, Go's stack-bound check):"
+             % GO_STACK_CHECK,
+             "%-20s %7s %7s %7s" % ("package", "entries", "ldr x16", "share"), "-" * 44]
+    total_n = total_k = 0
+    for pkg, c in per.items():
+        n, k = sum(c.values()), words[pkg][GO_STACK_CHECK]
+        total_n, total_k = total_n + n, total_k + k
+        lines.append("%-20s %7d %7d %7s" % (pkg, n, k, pct(k, n)))
+    lines += ["-" * 44, "%-20s %7d %7d %7s" % ("total", total_n, total_k, pct(total_k, total_n))]
+    return lines
+
+
 def main(argv):
     """Parse argv (without the program name), run; returns the exit code."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--packages", nargs="+", metavar="PKG", default=list(DEFAULT_PACKAGES),
-                    help="Debian arm64 packages (default: %(default)s)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--packages", nargs="+", metavar="PKG", default=list(DEFAULT_PACKAGES),
+                       help="Debian arm64 packages (default: %(default)s)")
+    which.add_argument("--go", nargs="*", metavar="PKG",
+                       help="Debian arm64 packages of Go programs: entries from .gopclntab "
+                       "(default: %s)" % " ".join(DEFAULT_GO_PACKAGES))
     ap.add_argument("--classify", nargs="+", metavar="HEX",
                     help="print insn, base verdict, patched verdict, class; download nothing")
     args = ap.parse_args(argv)
@@ -560,15 +728,23 @@ def main(argv):
                                           verdict(insn, "patched"), insn_class(insn)))
         return 0
     need_tools(("apt-get", "dpkg-deb", CROSS + "readelf"))
-    per, files = scan(args.packages)
+    go = args.go is not None
+    pkgs = (args.go or list(DEFAULT_GO_PACKAGES)) if go else args.packages
+    per, files, words = scan(pkgs, go_entries if go else entries)
+    if go and not sum(files.values()):
+        die("no Go binary (AArch64 ELF file with a .gopclntab section) in %s" % " ".join(pkgs))
     if not sum(sum(c.values()) for c in per.values()):
-        die("no function entries found in %s" % " ".join(args.packages))
+        die("no function entries found in %s" % " ".join(pkgs))
     for pkg, c in per.items():
         if not c:
-            log("warning: %s has no AArch64 function entries" % pkg)
-    text = report(per, files)
+            log("warning: %s has no AArch64 %sfunction entries" % (pkg, "Go " if go else ""))
+    if go:
+        text = report(per, files, source="Go functions of .gopclntab")
+        text += "\n".join(go_stack_check_lines(per, words)) + "\n"
+    else:
+        text = report(per, files)
     sys.stdout.write(text)
-    with open(os.path.join(WORK, "report.txt"), "w") as f:
+    with open(os.path.join(WORK, "report-go.txt" if go else "report.txt"), "w") as f:
         f.write(text)
     return 0
 

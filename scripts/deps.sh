@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Install what the test bed needs on Debian 12 (bookworm), x86-64 host:
-# cross toolchain, QEMU, kernel build tools, clang/llvm for BPF, and the arm64
-# architecture in dpkg for the guest's and bench's libraries.  Idempotent:
-# does nothing when everything is there.  Needs root (or sudo).
+# cross toolchain, QEMU, kernel build tools, clang/llvm for BPF, Go for the
+# guest's Go program (scripts/gowork.sh), and the arm64 architecture in dpkg
+# for the guest's and bench's libraries.  Idempotent: does nothing when
+# everything is there.  Needs root (or sudo).
 . "$(dirname "$0")/lib.sh"
 
 HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz-utils
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-	   qemu-system-arm clang llvm lld pkg-config file git-email libmailtools-perl)
+	   qemu-system-arm clang llvm lld pkg-config file git-email libmailtools-perl
+	   golang-go)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 
 # missing PKG...: print the packages dpkg does not have installed.

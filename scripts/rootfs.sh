@@ -2,7 +2,7 @@
 # Assemble the guest initramfs (build/initramfs.cpio.gz):
 #   - Debian arm64 packages from config/guest-packages (apt-get download,
 #     dpkg-deb -x; cached in build/rootfs-base);
-#   - guest/ (init, sudo, check.sh, bench.sh) into / and /testbed;
+#   - guest/ (init, sudo, check.sh, bench.sh, gowork.sh) into / and /testbed;
 #   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
 . "$(dirname "$0")/lib.sh"
@@ -62,7 +62,8 @@ main() {
 	install -m 0755 "$ROOT/guest/init" "$STAGE/init"
 	install -m 0755 "$ROOT/guest/sudo" "$STAGE/bin/sudo"
 	mkdir -p "$STAGE/testbed" "$STAGE/etc"
-	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" "$STAGE/testbed/"
+	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" \
+		"$ROOT/guest/gowork.sh" "$STAGE/testbed/"
 	rsync -a "$BUILD/guest-bin/" "$STAGE/testbed/"
 	: > "$STAGE/etc/ld.so.conf"
 	check_libs "$STAGE/testbed"

@@ -5,6 +5,7 @@
 #       clang for the BPF objects, the tree's libbpf and bpftool; vmlinux BTF
 #       of the patched kernel)
 #   tests/*  (tests/guest, kselftest.h from the tree)
+#   tools/gowork  (tests/guest/go, Debian's Go; scripts/gowork.sh)
 # The same bench binary is used on both kernels: the kernel is the variable.
 . "$(dirname "$0")/lib.sh"
 
@@ -81,6 +82,7 @@ main() {
 	wrong_target_bench
 	timed "building guest tests" build_tests
 	build_tools
+	timed "building the Go program (tests/guest/go)" "$ROOT/scripts/gowork.sh"
 }
 
 main "$@"

@@ -132,6 +132,123 @@ kunit_table() {
 	done <<<"$rows"
 }
 
+# go_pclntab: coverage.py's parse_pclntab() and go_entries() on synthetic
+# tables and ELF files, and on the gowork binary where it is built; one TAP
+# line per case (a skipped case as "# SKIP").  The Python part prints
+# "ok|fail|skip<TAB>description<TAB>detail" lines.
+go_pclntab() {
+	local out status desc detail
+	out=$(python3 - "$ROOT/scripts" "$BUILD/guest-bin/tools/gowork" <<'PY' 2>&1
+import os, struct, subprocess, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+import coverage as c
+gowork = sys.argv[2]
+
+def say(ok, desc, detail=""):
+    print("%s\t%s\t%s" % ("ok" if ok else "fail", desc, str(detail).replace("\n", " ")))
+
+def pclntab(magic, text_start, offs, end, ptrsize=8):
+    # header: magic, 0, 0, minLC 4, ptrSize; 8 words (nfunc, nfiles,
+    # textStart, 4 table offsets, pclnOffset); then the functab
+    pcln = 8 + 8 * ptrsize
+    words = [len(offs), 1, text_start, pcln, pcln, pcln, pcln, pcln]
+    hdr = struct.pack("<IBBBB", magic, 0, 0, 4, ptrsize)
+    hdr += b"".join(w.to_bytes(ptrsize, "little") for w in words)
+    tab = b"".join(struct.pack("<II", o, 0x1000 + i) for i, o in enumerate(offs))
+    return hdr + tab + struct.pack("<I", end)
+
+def raises(data):
+    try:
+        c.parse_pclntab(data)
+    except ValueError:
+        return True
+    return False
+
+for magic in (0xfffffff0, 0xfffffff1):
+    for ptrsize in (8, 4):
+        t = c.parse_pclntab(pclntab(magic, 0x10100, [0, 8, 0x20], 0x40, ptrsize))
+        got = (t.magic, t.quantum, t.ptrsize, t.text_start, t.entry_offs, t.end_off)
+        want = (magic, 4, ptrsize, 0x10100, [0, 8, 0x20], 0x40)
+        say(got == want, "pclntab magic %#x ptrSize %d parsed" % (magic, ptrsize), "got %s" % (got,))
+good = pclntab(0xfffffff1, 0x10100, [0, 8, 0x20], 0x40)
+for desc, data in (("Go 1.16 magic 0xfffffffa", pclntab(0xfffffffa, 0x10100, [0], 4)),
+                   ("big-endian magic", b"\xff\xff\xff\xf1" + good[4:]),
+                   ("ptrSize 2", good[:7] + b"\x02" + good[8:]),
+                   ("truncated functab", good[:-4]),
+                   ("descending functab", pclntab(0xfffffff0, 0x10100, [8, 0], 0x40)),
+                   ("short header", good[:20])):
+    say(raises(data), "pclntab refused: " + desc)
+
+SHT_PROGBITS, SHT_STRTAB, SHF_ALLOC, SHF_EXECINSTR = 1, 3, 2, 4
+
+def elf(sections):
+    # An ELF64 little-endian AArch64 EXEC file with only section headers:
+    # sections = [(name, addr, flags, bytes)], placed from file offset 0x100.
+    names = b"\0" + b"".join(n.encode() + b"\0" for n, _, _, _ in sections) + b".shstrtab\0"
+    body, heads, off, name_off = b"", [bytes(64)], 0x100, 1
+    for n, addr, flags, data in sections + [(".shstrtab", 0, 0, names)]:
+        body += data + bytes(-len(data) % 16)
+        typ = SHT_STRTAB if n == ".shstrtab" else SHT_PROGBITS
+        heads.append(struct.pack("<IIQQQQIIQQ", name_off, typ, flags, addr, off, len(data),
+                                 0, 0, 4, 0))
+        off += len(data) + (-len(data) % 16)
+        name_off += len(n) + 1
+    shoff = 0x100 + len(body)
+    ehdr = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    ehdr += struct.pack("<HHIQQQIHHHHHH", 2, 183, 1, 0, 0, shoff, 0, 64, 0, 0, 64,
+                        len(heads), len(heads) - 1)
+    return ehdr + bytes(0x100 - len(ehdr)) + body + b"".join(heads)
+
+words = {0: 0xf9400b90, 8: 0xa9bf7bfd, 0x20: 0xd503201f}
+text = b"".join(struct.pack("<I", words.get(i, 0xd4200000)) for i in range(0, 0x40, 4))
+# entries: a duplicate address (8) counts once, one past .text (0x100) is skipped
+tab = pclntab(0xfffffff1, 0x10100, [0, 8, 8, 0x20, 0x100], 0x104)
+want = [(0x10100 + o, w) for o, w in sorted(words.items())]
+with tempfile.TemporaryDirectory() as d:
+    def entries_of(sections):
+        path = os.path.join(d, "f%d" % len(os.listdir(d)))
+        with open(path, "wb") as f:
+            f.write(elf(sections))
+        return c.go_entries(path)
+    got = entries_of([(".text", 0x10100, SHF_ALLOC | SHF_EXECINSTR, text),
+                      (".gopclntab", 0x20000, SHF_ALLOC, tab)])
+    say(got == want, "go_entries of a synthetic ELF file (dedupe, outside .text skipped)",
+        "got %s" % [(hex(a), hex(w)) for a, w in got or []])
+    got = entries_of([(".text", 0x10100, SHF_ALLOC | SHF_EXECINSTR, text),
+                      (".data.rel.ro.gopclntab", 0x20000, SHF_ALLOC, tab)])
+    say(got == want, "go_entries reads .data.rel.ro.gopclntab (PIE)", "got %s" % got)
+    got = entries_of([(".text", 0x10100, SHF_ALLOC | SHF_EXECINSTR, text),
+                      (".rodata", 0x20000, SHF_ALLOC, tab)])
+    say(got is None, "go_entries: no .gopclntab, not a Go binary (None)", "got %s" % got)
+
+desc = "go_entries of gowork equal its .symtab functions; main.work starts with ldr x16"
+if not os.path.exists(gowork):
+    print("skip\t%s\tno %s (scripts/gowork.sh)" % (desc, os.path.basename(gowork)))
+else:
+    got = dict(c.go_entries(gowork))
+    out = subprocess.run([c.CROSS + "readelf", "-sW", gowork], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "FUNC" and f[7] != "runtime.etext":
+            syms[f[7]] = int(f[1], 16)
+    work = syms.get("main.work")
+    say(set(got) == set(syms.values()) and got.get(work) == c.GO_STACK_CHECK, desc,
+        "%d entries, %d symbols, main.work %s" % (len(got), len(syms),
+                                                  hex(got.get(work) or 0)))
+PY
+	) || { tap 1 "Go pclntab reader runs" "$out"; return; }
+	while IFS=$'\t' read -r status desc detail; do
+		case $status in
+		ok) tap 0 "$desc" ;;
+		skip) n=$((n + 1)); echo "ok $n - coverage: $desc # SKIP $detail" ;;
+		*) tap 1 "$desc" "${detail:-$status}" ;;
+		esac
+	done <<<"$out"
+}
+
 known_verdicts
 masks_match
 kunit_table
+go_pclntab

@@ -1,0 +1,3 @@
+module uprobes-arm64/guest
+
+go 1.19
