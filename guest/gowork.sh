@@ -3,7 +3,7 @@
 # scripts/gowork.sh) with a uprobe (tracefs uprobe_events) on main.work,
 # whose first instruction is Go's stack-bound check "ldr x16, [x28, #16]".
 #   gowork.sh check N   TAP: the output with the probe equals the output
-#                       without it, and the probe hit N times
+#                       without it, and the probe hit at least N times
 #   gowork.sh bench N   "uprobe-go-ldr : RATE M/s" (calls of main.work per
 #                       second with the probe), in run_bench_uprobes.sh's
 #                       format, for scripts/bench.sh
@@ -34,11 +34,13 @@ check() {
 	probed=$("$BIN" "$n")
 	h=$(hits)
 	probe_off
-	echo "# gowork $n: output $native unprobed, $probed probed; $h hits"
-	if [ "$native" = "$probed" ] && [ "$h" = "$n" ]; then
-		echo "ok - gowork: uprobe on main.work (ldr x16, [x28, #16]) leaves the output unchanged, $n hits"
+	# A Go function runs its entry again after runtime.morestack (stack
+	# growth, or a preemption request from sysmon): at least n hits.
+	echo "# gowork $n: output $native unprobed, $probed probed; $h hits ($((h - n)) re-entries)"
+	if [ "$native" = "$probed" ] && [ "$h" -ge "$n" ]; then
+		echo "ok - gowork: uprobe on main.work (ldr x16, [x28, #16]) leaves the output unchanged, >= $n hits"
 	else
-		echo "not ok - gowork: uprobe on main.work (ldr x16, [x28, #16]) leaves the output unchanged, $n hits"
+		echo "not ok - gowork: uprobe on main.work (ldr x16, [x28, #16]) leaves the output unchanged, >= $n hits"
 	fi
 }
 

@@ -12,13 +12,17 @@
 #           selftests/bpf (BPF objects against the BTF of that commit's arm64
 #           vmlinux).
 # TAP output, one line per build; build logs in build/logs/bisect-*.log.
-# Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so).
+# Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so);
+# BISECT=objects builds only the objects of the C files each patch touches
+# (no base, no Image, no bench: minutes instead of most of an hour when
+# patches touch widely included headers; what make check runs).
 . "$(dirname "$0")/lib.sh"
 
 WT=$KSRC
 OBJ_ARM64=$BUILD/bisect-obj-arm64
 OBJ_X86=$BUILD/bisect-obj-x86_64
 BISECT_X86=${BISECT_X86:-1}
+BISECT=${BISECT:-full}
 n=0
 
 # tap RC DESC: one TAP line.
@@ -38,19 +42,27 @@ configure() {
 	echo "$want" > "$obj/.testbed-kconfig"
 }
 
-# kbuild ARCH CROSS OBJ TARGET LOG: configure and build TARGET; 0 if it built.
+# kbuild ARCH CROSS OBJ TARGETS LOG: configure and build TARGETS (one or
+# more make targets, whitespace-separated); 0 if they built.
 kbuild() {
-	local arch=$1 cross=$2 obj=$3 target=$4 logf=$5
+	local arch=$1 cross=$2 obj=$3 targets=$4 logf=$5
 	{
 		configure "$arch" "$cross" "$obj" &&
+		# shellcheck disable=SC2086 # TARGETS is a list
 		make -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
-			CC="ccache ${cross}gcc" -j"$JOBS" "$target"
+			CC="ccache ${cross}gcc" -j"$JOBS" $targets
 	} >"$logf" 2>&1
+}
+
+# objects FILES: the .o targets of the C files among FILES (not tools/).
+objects() {
+	printf '%s\n' "$@" | grep -E '\.c$' | grep -v '^tools/' | sed 's/\.c$/.o/' || true
 }
 
 # bench ARCH CROSS VMLINUX LOG: selftests/bpf bench (and UAPI headers).
 bench() {
 	local arch=$1 cross=$2 vmlinux=$3 logf=$4 hdrs=$BUILD/bisect-hdrs-$1
+	mkdir -p "$BUILD/bisect-bpf-$arch"
 	{
 		make -s -C "$WT" ARCH="${arch/x86_64/x86}" O="$BUILD/bisect-uapi-$arch" \
 			INSTALL_HDR_PATH="$hdrs" headers_install &&
@@ -85,14 +97,21 @@ step() {
 	subj=$(git -C "$WT" log -1 --format=%s)
 	log "$what: $subj"
 
-	t0=$SECONDS rc=0
-	kbuild arm64 "$CROSS_COMPILE" "$OBJ_ARM64" Image "$BUILD/logs/bisect-$n-arm64.log" || rc=1
-	tap $rc "bisect: $what builds (arm64 Image, $((SECONDS - t0))s): $subj"
-	if [ "$x86" = 1 ] && [ "$BISECT_X86" = 1 ]; then
+	local arm_t=Image x86_t=bzImage
+	if [ "$BISECT" = objects ]; then
+		arm_t=$(objects $files)
+		x86_t=$(objects $(printf '%s\n' $files | grep -v '^arch/' || true))
+	fi
+	if [ -n "$arm_t" ]; then
 		t0=$SECONDS rc=0
-		kbuild x86_64 "" "$OBJ_X86" bzImage "$BUILD/logs/bisect-$n-x86_64.log" || rc=1
-		tap $rc "bisect: $what builds (x86_64 bzImage, $((SECONDS - t0))s): $subj"
-	elif [ "$x86" = 1 ]; then
+		kbuild arm64 "$CROSS_COMPILE" "$OBJ_ARM64" "$arm_t" "$BUILD/logs/bisect-$n-arm64.log" || rc=1
+		tap $rc "bisect: $what builds (arm64 ${arm_t//$'\n'/ }, $((SECONDS - t0))s): $subj"
+	fi
+	if [ "$x86" = 1 ] && [ -n "$x86_t" ] && [ "$BISECT_X86" = 1 ]; then
+		t0=$SECONDS rc=0
+		kbuild x86_64 "" "$OBJ_X86" "$x86_t" "$BUILD/logs/bisect-$n-x86_64.log" || rc=1
+		tap $rc "bisect: $what builds (x86_64 ${x86_t//$'\n'/ }, $((SECONDS - t0))s): $subj"
+	elif [ "$x86" = 1 ] && [ -n "$x86_t" ]; then
 		echo "ok - bisect: $what x86_64 build # SKIP BISECT_X86=0"
 	fi
 	if printf '%s\n' $files | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
@@ -103,7 +122,7 @@ step() {
 			>"$BUILD/logs/bisect-$n-kselftest.log" 2>&1 || rc=1
 		tap $rc "bisect: $what builds (arm64 uprobes kselftest, $((SECONDS - t0))s): $subj"
 	fi
-	if printf '%s\n' $files | grep -q '^tools/testing/selftests/bpf/'; then
+	if [ "$BISECT" = full ] && printf '%s\n' $files | grep -q '^tools/testing/selftests/bpf/'; then
 		t0=$SECONDS rc=0
 		bench arm64 "$CROSS_COMPILE" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-arm64.log" || rc=1
 		tap $rc "bisect: $what builds (selftests/bpf bench, arm64, $((SECONDS - t0))s): $subj"
@@ -121,7 +140,11 @@ main() {
 	mkdir -p "$BUILD/logs"
 	git -C "$KREPO" worktree remove -f "$BUILD/bisect" >/dev/null 2>&1 || true
 	trap 'ksrc_at queue' EXIT
-	step "$(git -C "$KREPO" rev-parse base)"
+	case $BISECT in
+	full) step "$(git -C "$KREPO" rev-parse base)" ;;
+	objects) ;;
+	*) die "BISECT must be full or objects, not '$BISECT'" ;;
+	esac
 	for c in $(git -C "$KREPO" rev-list --reverse base..queue); do
 		n=$((n + 1))
 		step "$c"

@@ -16,7 +16,11 @@ baseline) ref=base ;;
 patched) ref=queue ;;
 *) die "unknown flavour '$flavour' (baseline or patched)" ;;
 esac
-fragments=("$ROOT/config/uprobes.config" "$@")
+fragments=("$ROOT/config/uprobes.config")
+for f in "$@"; do
+	[ -f "$f" ] || die "no config fragment '$f'"
+	fragments+=("$(realpath "$f")")
+done
 suffix=""
 for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
 # Each set of extra fragments builds in its own object folder, so that

@@ -7,9 +7,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 # The kernel repository (base commit + one commit per patch, branch "series"
-# for editing) and the worktree that builds always use (the queue in patches/).
+# for editing) and the worktree that builds use (the queue in patches/;
+# KSRC= another worktree of build/linux, to build beside a running build).
 KREPO=$BUILD/linux
-KSRC=$BUILD/src
+KSRC=${KSRC:-$BUILD/src}
 KOBJ=$BUILD/obj
 IMAGES=$BUILD/images
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
