@@ -1,6 +1,7 @@
 # arm64 uprobes: the series (patches/) and its test bed.  See README.md.
 #   make bench   build baseline + patched kernels, boot both, compare the bench
 #   make check   build the patched kernel, boot it, run every test
+#   make workloads  grep and Redis with a uprobe, baseline vs patched
 # Everything is built under build/ (ignored); each step reuses what is there.
 SHELL := /bin/bash
 S := scripts
@@ -8,7 +9,7 @@ S := scripts
 # The steps share build/src and build/obj: never run them in parallel.
 .NOTPARALLEL:
 
-.PHONY: all bench check check-debug deps tree kernels userland rootfs export bisect coverage clean distclean
+.PHONY: all bench workloads check check-debug deps tree kernels userland rootfs export bisect coverage clean distclean
 
 all: check
 
@@ -31,6 +32,12 @@ rootfs: userland
 
 bench: kernels rootfs
 	@$(S)/bench.sh
+
+# Beside the main job: Debian's grep and redis-server/redis-benchmark in the
+# guest, without a probe and with a uprobe on a hot stp-entry function,
+# baseline vs patched (scripts/workloads.sh).
+workloads: kernels rootfs
+	@$(S)/workloads.sh
 
 check: rootfs
 	@$(S)/check.sh

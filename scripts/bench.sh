@@ -9,7 +9,6 @@
 # the table on stdout.
 . "$(dirname "$0")/lib.sh"
 
-RUNS=${RUNS:-3}
 BENCH_ARGS=${BENCH_ARGS:--w2 -d5}
 RESULTS=${RESULTS:-$ROOT/results}
 
@@ -28,21 +27,11 @@ parse() {
 
 main() {
 	need_cmd python3 gnuplot
-	[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$RUNS'"
-	local run k dir raw=$BUILD/bench-raw.csv.tmp rows
+	local raw=$BUILD/bench-raw.csv.tmp
 	mkdir -p "$RESULTS"
 	echo "run,kernel,trigger,rate" > "$raw"
-	for run in $(seq 1 "$RUNS"); do
-		for k in baseline patched; do
-			dir=$BUILD/run/bench/$k-$run
-			# shellcheck disable=SC2086 # BENCH_ARGS is a list of words
-			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" bench "$dir" $BENCH_ARGS
-			rows=$(parse "$dir/out.txt" "$run" "$k")
-			[ -n "$rows" ] || die "bench on the $k kernel (run $run) printed no rates; see $dir/out.txt"
-			printf '%s\n' "$rows" >> "$raw"
-			log "run $run/$RUNS $k: $(printf '%s\n' "$rows" | wc -l) triggers"
-		done
-	done
+	# shellcheck disable=SC2086 # BENCH_ARGS is a list of words
+	abab bench parse $BENCH_ARGS >> "$raw"
 	mv "$raw" "$RESULTS/bench-raw.csv"
 	python3 "$ROOT/scripts/report.py" "$RESULTS/bench-raw.csv" "$RESULTS/bench.csv" "$RESULTS/bench.png"
 	log "results in results/bench.csv, results/bench-raw.csv, results/bench.png"

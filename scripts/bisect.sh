@@ -37,9 +37,7 @@ configure() {
 	local arch=$1 cross=$2 obj=$3 want frags=("$ROOT/config/uprobes.config")
 	[ "$arch" = arm64 ] || frags+=("$ROOT/config/no-debug-info.config")
 	want=$( { git -C "$WT" ls-files -s -- '*Kconfig*'; cat "${frags[@]}"; } | sha256sum)
-	[ -f "$obj/.config" ] && [ "$(cat "$obj/.testbed-kconfig" 2>/dev/null)" = "$want" ] && return
-	kconfig_merge "$WT" "$obj" "$arch" "$cross" "${frags[@]}"
-	echo "$want" > "$obj/.testbed-kconfig"
+	kconfig_merge "$WT" "$obj" "$arch" "$cross" "$want" "${frags[@]}"
 }
 
 # kbuild ARCH CROSS OBJ TARGETS LOG: configure and build TARGETS (one or
@@ -61,16 +59,9 @@ objects() {
 
 # bench ARCH CROSS VMLINUX LOG: selftests/bpf bench (and UAPI headers).
 bench() {
-	local arch=$1 cross=$2 vmlinux=$3 logf=$4 hdrs=$BUILD/bisect-hdrs-$1
-	mkdir -p "$BUILD/bisect-bpf-$arch"
-	{
-		make -s -C "$WT" ARCH="${arch/x86_64/x86}" O="$BUILD/bisect-uapi-$arch" \
-			INSTALL_HDR_PATH="$hdrs" headers_install &&
-		make -C "$WT/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" \
-			CROSS_COMPILE="$cross" OUTPUT="$BUILD/bisect-bpf-$arch" \
-			VMLINUX_BTF="$vmlinux" KHDR_INCLUDES="-isystem $hdrs/include" \
-			"$BUILD/bisect-bpf-$arch/bench"
-	} >"$logf" 2>&1
+	local arch=$1 cross=$2 vmlinux=$3 logf=$4
+	bpf_bench "$WT" "$arch" "$cross" "$vmlinux" "$BUILD/bisect-hdrs-$arch" \
+		"$BUILD/bisect-uapi-$arch" "$BUILD/bisect-bpf-$arch" >"$logf" 2>&1
 }
 
 # needs_x86 FILES: 0 if a file is generic code or tools (outside arch/ and

@@ -35,8 +35,8 @@ decode-insn.c with the masks of arch/arm64/include/asm/insn.h):
   rejected   INSN_REJECTED: the probe cannot be placed
 "base" is tag base of build/linux (Debian 6.12); "patched" is the series:
 nop simulated, and for uprobes bti, the stp x29,x30 push and the
-register-only ADD/SUB (immediate), MOV (register), MOVZ/MOVN and LDR
-(immediate, unsigned offset, Xn not SP).
+register-only ADD/SUB (immediate), MOV (register), MOVZ/MOVN, the LR push
+STR x30, [sp, #imm]! and LDR (immediate, unsigned offset, Xn not SP).
 
 Environment: BUILD (default: build/ of this repository), CROSS_COMPILE
 (default aarch64-linux-gnu-).  Exits 1 with a message on a missing tool, a
@@ -82,6 +82,7 @@ INSN = {
     "ldrsw_lit": (0xFF000000, 0x98000000),
     "ldr_lit_simd": (0x3F000000, 0x1C000000),
     "ldr_imm": (0x3FC00000, 0x39400000),
+    "store_pre": (0x3FE00C00, 0x38000C00),
     "exclusive": (0x3F800000, 0x08000000),
     "mops": (0x3B200C00, 0x19000400),
     "stp_pre": (0x7FC00000, 0x29800000),
@@ -185,13 +186,17 @@ def _is_stp_fp_lr_sp_64b(insn):
 
 
 def _is_added_now(insn):
-    # The register-only forms and the LDR of the uprobe simulation (insn.h of the series:
+    # The register-only forms, the LR push and the LDR of the uprobe simulation (insn.h of the series:
     # aarch64_insn_is_add_sub_imm_noflags, _mov_reg, _movz_movn): ADD/SUB
     # (immediate) not setting flags (not ADDG/SUBG: bit 23), MOV (register),
     # MOVZ/MOVN (not the unallocated sf == 0, hw >= 2).
     if insn & 0x1f800000 == 0x11000000 and not insn >> 29 & 1:
         return True
     if is_("mov_reg", insn):
+        return True
+    # aarch64_insn_is_str_lr_sp_pre(): STR x30, [sp, #imm]! (store_pre, 64-bit)
+    if is_("store_pre", insn) and insn >> 30 == 3 and (insn >> 5) & 0x1f == REG_SP \
+            and insn & 0x1f == REG_LR:
         return True
     # aarch64_insn_is_ldr_imm_xn(): LDR Wt/Xt (unsigned offset), base not SP
     if is_("ldr_imm", insn) and insn >> 31 and (insn >> 5) & 0x1f != REG_SP:
@@ -207,7 +212,7 @@ def verdict(insn, kernel):
     Returns "simulated", "stepped" or "rejected".  ValueError on another kernel.
     Follows arch_uprobe_analyze_insn() (uprobes.c) and arm_probe_decode_insn()
     (decode-insn.c): base = tag base, patched = the series (with the
-    register-only forms and the LDR of _is_added_now())."""
+    register-only forms, the LR push and the LDR of _is_added_now())."""
     if kernel == "base":
         return _decode(insn, patched=False)
     if kernel != "patched":
@@ -304,7 +309,7 @@ def _class_ldst(insn):
             if mode == 2:
                 return "ldtr/sttr"
             if size == 3 and opc == 0 and mode == 3 and rn == REG_SP:
-                return "str xN,[sp,#imm]!"
+                return "str x30,[sp,#imm]!" if insn & 0x1f == REG_LR else "str xN,[sp,#imm]!"
             return ld + " (pre/post-index)"
         mode = (insn >> 10) & 3
         if mode == 2:

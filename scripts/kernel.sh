@@ -28,18 +28,12 @@ for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
 KOBJ=$KOBJ$suffix
 
 # configure: tinyconfig + fragments, unless build/obj was configured from
-# the same fragments for the same tree (olddefconfig alone would drop the
-# options that only one of baseline and patched knows).
+# the same fragments for the same tree (kconfig_merge); then check them.
 configure() {
 	local want
 	want=$( { git -C "$KSRC" rev-parse 'HEAD^{tree}'; cat "${fragments[@]}"; } | sha256sum | cut -d' ' -f1)
-	if [ -f "$KOBJ/.config" ] && [ "$(cat "$KOBJ/.testbed-fragments" 2>/dev/null)" = "$want" ]; then
-		kmake -s olddefconfig
-		return
-	fi
-	kconfig_merge "$KSRC" "$KOBJ" arm64 "$CROSS_COMPILE" "${fragments[@]}"
+	kconfig_merge "$KSRC" "$KOBJ" arm64 "$CROSS_COMPILE" "$want" "${fragments[@]}"
 	check_config
-	echo "$want" > "$KOBJ/.testbed-fragments"
 }
 
 # in_tree SYM: the tree being built defines config SYM (the baseline lacks

@@ -48,6 +48,29 @@ timed() {
 	log "$label done in $(( SECONDS - t0 ))s"
 }
 
+# abab JOB PARSE [ARGS...]: boot the baseline and the patched kernel in
+# turn (baseline, patched, baseline, ..., so that noise on this machine hits
+# both alike), RUNS times each (default 3), run guest job JOB with ARGS
+# (scripts/guest.sh, output in build/run/JOB/KERNEL-RUN/), and print the
+# CSV rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
+# run, naming it, when a guest fails or a run gives no row.
+# Environment: RUNS, GUEST_TIMEOUT (default 1800 s).
+abab() {
+	local job=$1 parse=$2 runs=${RUNS:-3} run k dir rows
+	shift 2
+	[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$runs'"
+	for run in $(seq 1 "$runs"); do
+		for k in baseline patched; do
+			dir=$BUILD/run/$job/$k-$run
+			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" "$job" "$dir" "$@" >&2
+			rows=$("$parse" "$dir/out.txt" "$run" "$k")
+			[ -n "$rows" ] || die "$job on the $k kernel (run $run) printed no results; see $dir/out.txt"
+			printf '%s\n' "$rows"
+			log "run $run/$runs $k: $(printf '%s\n' "$rows" | wc -l) results"
+		done
+	done
+}
+
 # load_series: set SERIES to the patch files of the queue, in series order
 # (absolute paths); stop when patches/series names a file that is missing.
 # (Runs in the caller's shell, so that the stop stops the caller.)
@@ -102,15 +125,38 @@ with_progress() {
 	fi
 }
 
-# kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the tree SRC into
-# OBJ as tinyconfig plus the fragments (scripts/kconfig/merge_config.sh),
-# then olddefconfig.
+# kconfig_merge SRC OBJ ARCH CROSS KEY FRAGMENT...: configure the tree SRC
+# into OBJ as tinyconfig plus the fragments (scripts/kconfig/merge_config.sh),
+# then olddefconfig.  KEY is what decides the result (e.g. a hash of the
+# tree's Kconfig files and the fragments): when OBJ/.config was made from the
+# same KEY, only olddefconfig runs (olddefconfig alone after a change would
+# drop the options that only some trees know, e.g. those the series adds).
 kconfig_merge() {
-	local src=$1 obj=$2 arch=$3 cross=$4
-	shift 4
+	local src=$1 obj=$2 arch=$3 cross=$4 key=$5 stamp=$2/.testbed-kconfig
+	shift 5
+	if [ -f "$obj/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+		make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
+		return
+	fi
 	mkdir -p "$obj"
+	rm -f "$stamp"
 	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" tinyconfig
 	(cd "$obj" && ARCH=$arch CROSS_COMPILE=$cross \
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "$@" >/dev/null)
 	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
+	echo "$key" > "$stamp"
+}
+
+# bpf_bench SRC ARCH CROSS VMLINUX HDRS UAPI_OBJ OUT: build the bench of the
+# tree SRC's tools/testing/selftests/bpf for ARCH (arm64 or x86_64; CROSS
+# the cross-compiler prefix, empty for the host) into OUT/bench, with SRC's
+# UAPI headers installed into HDRS (kbuild objects in UAPI_OBJ) and the BTF
+# of VMLINUX.  Output on stdout and stderr; returns make's status.
+bpf_bench() {
+	local src=$1 arch=$2 cross=$3 vmlinux=$4 hdrs=$5 uobj=$6 out=$7
+	mkdir -p "$out"
+	make -s -C "$src" ARCH="${arch/x86_64/x86}" O="$uobj" INSTALL_HDR_PATH="$hdrs" \
+		headers_install &&
+	make -C "$src/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" CROSS_COMPILE="$cross" \
+		OUTPUT="$out" VMLINUX_BTF="$vmlinux" KHDR_INCLUDES="-isystem $hdrs/include" "$out/bench"
 }

@@ -2,7 +2,8 @@
 # Assemble the guest initramfs (build/initramfs.cpio.gz):
 #   - Debian arm64 packages from config/guest-packages (apt-get download,
 #     dpkg-deb -x; cached in build/rootfs-base);
-#   - guest/ (init, sudo, check.sh, bench.sh, gowork.sh) into / and /testbed;
+#   - guest/ (init, sudo, check.sh, bench.sh, gowork.sh, workloads.sh) into /
+#     and /testbed, with the probe candidates of workloads.sh;
 #   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
 . "$(dirname "$0")/lib.sh"
@@ -35,8 +36,9 @@ base_userland() {
 	echo "$want" > "$BASE/.stamp"
 }
 
-# check_libs DIR: every NEEDED library of every ELF file under DIR exists in
-# the image's library folders.
+# check_libs DIR: every NEEDED library of every executable and shared
+# library under DIR (not glibc's gconv modules, which find theirs by
+# RUNPATH) exists in the image's library folders.
 check_libs() {
 	local f lib missing=()
 	while IFS= read -r f; do
@@ -46,12 +48,23 @@ check_libs() {
 			[ -e "$STAGE/lib/$lib" ] || missing+=("${f#"$STAGE"}: $lib")
 		done < <("${CROSS_COMPILE}readelf" -d "$f" 2>/dev/null |
 			 sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-	done < <(find "$1" -type f -perm -u+x)
+	done < <(find "$1" -name gconv -prune -o -type f \( -perm -u+x -o -name '*.so*' \) -print)
 	[ "${#missing[@]}" -eq 0 ] ||
 		die "libraries missing from the guest (add their package to config/guest-packages): ${missing[*]}"
 }
 
+# workload_candidates: for guest/workloads.sh, the functions of grep and
+# redis-server that start with stp x29, x30, [sp, #imm]! (found by
+# disassembly, scripts/probe_candidates.py).
+workload_candidates() {
+	mkdir -p "$STAGE/testbed/workloads"
+	"$ROOT/scripts/probe_candidates.py" "$STAGE/bin/grep" > "$STAGE/testbed/workloads/grep.cand"
+	"$ROOT/scripts/probe_candidates.py" "$STAGE/usr/bin/redis-check-rdb" \
+		> "$STAGE/testbed/workloads/redis.cand"
+}
+
 main() {
+	local d
 	need_cmd apt-get dpkg-deb cpio gzip rsync "${CROSS_COMPILE}readelf"
 	[ -d "$BUILD/guest-bin" ] || die "no guest binaries: run scripts/userland.sh first"
 	base_userland
@@ -63,10 +76,13 @@ main() {
 	install -m 0755 "$ROOT/guest/sudo" "$STAGE/bin/sudo"
 	mkdir -p "$STAGE/testbed" "$STAGE/etc"
 	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" \
-		"$ROOT/guest/gowork.sh" "$STAGE/testbed/"
+		"$ROOT/guest/gowork.sh" "$ROOT/guest/workloads.sh" "$STAGE/testbed/"
 	rsync -a "$BUILD/guest-bin/" "$STAGE/testbed/"
+	workload_candidates
 	: > "$STAGE/etc/ld.so.conf"
-	check_libs "$STAGE/testbed"
+	for d in testbed bin usr/bin lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+		[ ! -d "$STAGE/$d" ] || check_libs "$STAGE/$d"
+	done
 	(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$OUTIMG.tmp"
 	mv "$OUTIMG.tmp" "$OUTIMG"

@@ -13,19 +13,10 @@ OUTB=$BUILD/guest-bin
 SELFTESTS_OUT=$BUILD/selftests-bpf
 
 build_bench() {
-	local vmlinux=$IMAGES/patched/vmlinux hdrs=$BUILD/uapi-headers
+	local vmlinux=$IMAGES/patched/vmlinux
 	[ -f "$vmlinux" ] || die "no patched kernel: run scripts/kernel.sh patched first"
-	if [ ! -f "$hdrs/.stamp" ] || [ "$(cat "$hdrs/.stamp")" != "$(git -C "$KSRC" rev-parse HEAD)" ]; then
-		make -s -C "$KSRC" ARCH=arm64 O="$BUILD/uapi-obj" INSTALL_HDR_PATH="$hdrs" headers_install
-		git -C "$KSRC" rev-parse HEAD > "$hdrs/.stamp"
-	fi
-	mkdir -p "$SELFTESTS_OUT"
-	with_progress "$BUILD/logs/bench.log" \
-		make -C "$KSRC/tools/testing/selftests/bpf" -j"$JOBS" \
-		ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
-		OUTPUT="$SELFTESTS_OUT" VMLINUX_BTF="$vmlinux" \
-		KHDR_INCLUDES="-isystem $hdrs/include" \
-		"$SELFTESTS_OUT/bench"
+	with_progress "$BUILD/logs/bench.log" bpf_bench "$KSRC" arm64 "$CROSS_COMPILE" "$vmlinux" \
+		"$BUILD/uapi-headers" "$BUILD/uapi-obj" "$SELFTESTS_OUT"
 	mkdir -p "$OUTB/bpf/benchs"
 	install -m 0755 "$SELFTESTS_OUT/bench" "$OUTB/bpf/"
 	install -m 0755 "$KSRC/tools/testing/selftests/bpf/benchs/run_bench_uprobes.sh" "$OUTB/bpf/benchs/"

@@ -9,12 +9,8 @@ out=$BUILD/selftests-bpf-x86_64
 hdrs=$BUILD/uapi-headers-x86_64
 log=$BUILD/logs/bench-x86_64.log
 mkdir -p "$out" "$(dirname "$log")"
-if make -s -C "$KSRC" ARCH=x86 O="$BUILD/uapi-obj-x86_64" INSTALL_HDR_PATH="$hdrs" \
-	headers_install >"$log" 2>&1 &&
-   make -C "$KSRC/tools/testing/selftests/bpf" -j"$JOBS" ARCH=x86_64 CROSS_COMPILE= \
-	OUTPUT="$out" VMLINUX_BTF="$IMAGES/patched/vmlinux" \
-	KHDR_INCLUDES="-isystem $hdrs/include" "$out/bench" >>"$log" 2>&1 &&
-   file "$out/bench" | grep -q 'x86-64'; then
+if bpf_bench "$KSRC" x86_64 "" "$IMAGES/patched/vmlinux" "$hdrs" "$BUILD/uapi-obj-x86_64" \
+	"$out" >"$log" 2>&1 && file "$out/bench" | grep -q 'x86-64'; then
 	echo "ok 1 - bench builds for x86_64"
 else
 	echo "not ok 1 - bench builds for x86_64 (log: build/logs/bench-x86_64.log)"

@@ -18,7 +18,7 @@ declare -A VERDICT
 
 # Encodings whose verdicts are worked out by hand from decode-insn.c and
 # uprobes.c (base: tag base; patched: the series plus ADD/SUB imm, MOV reg,
-# MOVZ/MOVN): insn, base verdict, patched verdict, what it is.
+# MOVZ/MOVN, the LR push): insn, base verdict, patched verdict, what it is.
 KNOWN=$(cat <<'EOF'
 0xd503201f stepped simulated nop
 0xa9bf7bfd stepped simulated stp x29, x30, [sp, #-16]!
@@ -36,6 +36,8 @@ KNOWN=$(cat <<'EOF'
 0xd503241f stepped simulated bti
 0xd503233f stepped stepped paciasp
 0xa93f7bfd stepped stepped stp x29, x30, [sp, #-16] (no writeback)
+0xf81f0ffe stepped simulated str x30, [sp, #-16]!
+0xf81f07fe stepped stepped str x30, [sp], #-16 (post-index)
 0xd65f03c0 simulated simulated ret
 0xd53b4220 rejected rejected mrs x0, daif
 EOF

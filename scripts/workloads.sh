@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `make workloads`: real programs from Debian's packages in the guest
+# (guest/workloads.sh): grep over a generated text, and redis-benchmark GET
+# and SET against redis-server on loopback, each without a probe and with a
+# uprobe on a hot function whose first instruction is
+# stp x29, x30, [sp, #imm]!, on the baseline and the patched kernel booted
+# in turn (ABAB...).
+# Needs: both kernels and the initramfs (make workloads builds them first).
+# Environment: RUNS (3) guest runs per kernel; GREP_LINES (120000: about
+# 6 s of grep under TCG), REDIS_REQUESTS (20000 per GET and SET);
+# GUEST_MEM (1024 MiB).
+# Output: results/workloads-raw.csv, results/workloads.csv,
+# results/workloads.png, the probed functions and the table on stdout.
+. "$(dirname "$0")/lib.sh"
+
+GREP_LINES=${GREP_LINES:-120000}
+REDIS_REQUESTS=${REDIS_REQUESTS:-20000}
+RESULTS=${RESULTS:-$ROOT/results}
+
+# parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,workload,case,value,hits"
+# from the "TESTBED-WL result WORKLOAD CASE VALUE HITS" lines.
+parse() {
+	awk -v run="$2" -v k="$3" '$1 == "TESTBED-WL" && $2 == "result" {
+		print run "," k "," $3 "," $4 "," $5 "," $6 }' "$1"
+}
+
+# probes: the function each run probed ("TESTBED-WL probe PROG FILE OFFSET
+# WORD NAME HITS"), once per distinct choice, with the runs that made it.
+probes() {
+	grep -h '^TESTBED-WL probe ' "$BUILD"/run/workloads/*/out.txt |
+		awk '{ print $3, $4, $5, $6, $7 }' | sort | uniq -c |
+		awk '{ printf "probed in %s: %s+%s (%s), first word %s, in %d runs\n", $2, $3, $4, $6, $5, $1 }'
+}
+
+main() {
+	need_cmd python3 gnuplot
+	local raw=$BUILD/workloads-raw.csv.tmp
+	mkdir -p "$RESULTS"
+	rm -rf "$BUILD/run/workloads"
+	echo "run,kernel,workload,case,value,hits" > "$raw"
+	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" >> "$raw"
+	mv "$raw" "$RESULTS/workloads-raw.csv"
+	probes
+	python3 "$ROOT/scripts/workloads_report.py" "$RESULTS/workloads-raw.csv" \
+		"$RESULTS/workloads.csv" "$RESULTS/workloads.png"
+	log "results in results/workloads.csv, results/workloads-raw.csv, results/workloads.png"
+}
+
+main "$@"

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# TAP: the host side of `make workloads`.
+#  - scripts/probe_candidates.py lists exactly the BL targets that start
+#    with stp x29, x30, [sp, #imm]!, with the file offset of that word, in
+#    a small AArch64 program assembled here;
+#  - scripts/workloads_report.py computes overheads and the patched/baseline
+#    overhead ratio from a raw CSV whose answers are worked out by hand, and
+#    refuses a workload without an unprobed run.
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+# tap OK DESC [DETAIL]: a numbered TAP line; DETAIL as a comment on failure.
+tap() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - workloads: $2"
+	else
+		echo "not ok $n - workloads: $2"
+		[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
+	fi
+}
+
+# f: the candidate; g: called, no stp; h: stp, never called; k: called,
+# stp without writeback; m: called, stp of another pair.
+cat > "$tmp/t.S" <<'ASM'
+	.text
+	.globl	_start
+_start:	bl	f
+	bl	g
+	bl	k
+	bl	m
+	b	.
+	.type	f, %function
+f:	stp	x29, x30, [sp, #-32]!
+	ldp	x29, x30, [sp], #32
+	ret
+	.type	g, %function
+g:	ret
+	.type	h, %function
+h:	stp	x29, x30, [sp, #-16]!
+	ret
+	.type	k, %function
+k:	stp	x29, x30, [sp, #-16]
+	ret
+	.type	m, %function
+m:	stp	x19, x20, [sp, #-16]!
+	ret
+ASM
+"${CROSS_COMPILE}as" -o "$tmp/t.o" "$tmp/t.S"
+"${CROSS_COMPILE}ld" -o "$tmp/t" "$tmp/t.o"
+out=$("$ROOT/scripts/probe_candidates.py" "$tmp/t" 2>&1) || true
+read -r off word name _ <<<"$out"
+tap "$([ "$(wc -l <<<"$out")" = 1 ] && [ "$name" = f ] && [ "$word" = 0xa9be7bfd ] && echo 0 || echo 1)" \
+	"probe_candidates: only f (BL target, stp x29, x30, [sp, #-32]!)" "$out"
+fileword=$(od -An -tx4 -j "$((off))" -N4 "$tmp/t" 2>/dev/null | tr -d ' ')
+tap "$([ "0x$fileword" = "$word" ] && echo 0 || echo 1)" \
+	"probe_candidates: the offset points at that word in the file" "at $off: $fileword"
+"$ROOT/scripts/probe_candidates.py" "$tmp/t.S" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
+tap "$([ "$ok" = 0 ] && grep -q 'not an AArch64 ELF' "$tmp/err" && echo 0 || echo 1)" \
+	"probe_candidates: refuses a file that is not AArch64 ELF" "$(cat "$tmp/err")"
+
+# grep (seconds): baseline overheads 10, 10, 20; patched 1, 1, 2 -> 0.1 each.
+# redis-get (requests/s -> us/request): baseline 100 -> 200, patched
+# 100 -> 125: overheads 100 and 25 -> 0.25.
+cat > "$tmp/raw.csv" <<'CSV'
+run,kernel,workload,case,value,hits
+1,baseline,grep,none,10,0
+1,baseline,grep,probe,20,500
+1,patched,grep,none,10,0
+1,patched,grep,probe,11,500
+2,baseline,grep,none,12,0
+2,baseline,grep,probe,22,500
+2,patched,grep,none,12,0
+2,patched,grep,probe,13,501
+3,baseline,grep,none,11,0
+3,baseline,grep,probe,31,500
+3,patched,grep,none,11,0
+3,patched,grep,probe,13,502
+1,baseline,redis-get,none,10000,0
+1,baseline,redis-get,probe,5000,7
+1,patched,redis-get,none,10000,0
+1,patched,redis-get,probe,8000,7
+CSV
+python3 "$ROOT/scripts/workloads_report.py" "$tmp/raw.csv" "$tmp/sum.csv" "$tmp/c.png" > "$tmp/table" 2>&1 || true
+line=$(grep '^grep,s,baseline,' "$tmp/sum.csv" 2>/dev/null || true)
+tap "$([ "$line" = "grep,s,baseline,11,10,12,22,20,31,10,10,20,2,1.83333,2.81818,500" ] && echo 0 || echo 1)" \
+	"report: grep medians, paired overheads and ratios" "got: $line"
+line=$(grep '^grep patched/baseline overhead,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f13-15 || true)
+tap "$([ "$line" = "0.1,0.1,0.1" ] && echo 0 || echo 1)" "report: grep patched/baseline overhead" "got: $line"
+line=$(grep '^redis-get,us/req,patched,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f4,7,10 || true)
+tap "$([ "$line" = "100,125,25" ] && echo 0 || echo 1)" "report: redis requests/s as us/request" "got: $line"
+line=$(grep '^redis-get patched/baseline overhead,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f13 || true)
+tap "$([ "$line" = "0.25" ] && grep -q 'redis-get .*target <= 0.5: met' "$tmp/table" && echo 0 || echo 1)" \
+	"report: redis-get overhead ratio 0.25, target met" "got: $line"
+tap "$([ -s "$tmp/c.png" ] && echo 0 || echo 1)" "report: chart written"
+grep -v '^[0-9],patched,redis-get,none' "$tmp/raw.csv" > "$tmp/bad.csv"
+python3 "$ROOT/scripts/workloads_report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
+tap "$([ "$ok" = 0 ] && grep -q 'redis-get has no unprobed run on the patched kernel' "$tmp/err" && echo 0 || echo 1)" \
+	"report: refuses a workload without an unprobed run" "$(cat "$tmp/err")"
