@@ -87,20 +87,21 @@ def main(raw, summary, chart):
     plot(rows, chart)
 
 
-def plot(rows, chart):
-    data = "\n".join("%s %g %g %g" % (t, r[0], r[1], r[2]) for t, _, _, r, _ in rows)
+def gnuplot(chart, title, ylabel, style, plot, data):
+    """Write the bar chart CHART (PNG) with gnuplot: TITLE, YLABEL, STYLE
+    (gnuplot set commands), PLOT (a plot command whose data are two inline
+    '-' blocks) and DATA (the rows of each block).  Raises
+    CalledProcessError when gnuplot fails."""
     script = f"""
 set terminal pngcairo size 900,480
 set output '{chart}'
-set title 'arm64 uprobes bench: patched / baseline (median, min-max of runs)'
-set ylabel 'patched / baseline'
+set title '{title}'
+set ylabel '{ylabel}'
 set style fill solid 0.6
-set boxwidth 0.6
 set yrange [0:*]
-set xtics rotate by -30
 set grid ytics
-plot '-' using 0:2:xtic(1) with boxes notitle, \\
-     '' using 0:2:3:4 with yerrorbars lc black pt 0 notitle, 1 lc rgb 'gray' dt 2 notitle
+{style}
+{plot}
 {data}
 e
 {data}
@@ -108,6 +109,14 @@ e
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
+
+def plot(rows, chart):
+    data = "\n".join("%s %g %g %g" % (t, r[0], r[1], r[2]) for t, _, _, r, _ in rows)
+    gnuplot(chart, "arm64 uprobes bench: patched / baseline (median, min-max of runs)",
+            "patched / baseline", "set boxwidth 0.6\nset xtics rotate by -30",
+            "plot '-' using 0:2:xtic(1) with boxes notitle, "
+            "'' using 0:2:3:4 with yerrorbars lc black pt 0 notitle, 1 lc rgb 'gray' dt 2 notitle",
+            data)
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:

@@ -19,11 +19,10 @@ Usage: workloads_report.py RAW.csv SUMMARY.csv CHART.png
 Raises SystemExit with a message when a workload lacks a case on a kernel.
 """
 import csv
-import subprocess
 import sys
 from collections import defaultdict
 
-from report import KERNELS, fmt, stats
+from report import KERNELS, fmt, gnuplot, stats
 
 UNITS = {"grep": "s"}           # others: requests/s, reported as us/request
 CASES = ("none", "probe")
@@ -109,25 +108,10 @@ def plot(rows, chart):
         by[wl][k] = r
     data = "\n".join("%s %g %g %g %g %g %g" % (wl, *by[wl]["baseline"], *by[wl]["patched"])
                      for wl in by)
-    script = f"""
-set terminal pngcairo size 900,480
-set output '{chart}'
-set title 'uprobe on a hot stp-entry function: probed / unprobed time (median, min-max)'
-set ylabel 'probed / unprobed'
-set style data histogram
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.6
-set yrange [0:*]
-set grid ytics
-plot '-' using 2:3:4:xtic(1) title 'baseline', '' using 5:6:7 title 'patched', \\
-     1 lc rgb 'gray' dt 2 notitle
-{data}
-e
-{data}
-e
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-
+    gnuplot(chart, "uprobe on a hot stp-entry function: probed / unprobed time (median, min-max)",
+            "probed / unprobed", "set style data histogram\nset style histogram errorbars gap 2 lw 1",
+            "plot '-' using 2:3:4:xtic(1) title 'baseline', '' using 5:6:7 title 'patched', "
+            "1 lc rgb 'gray' dt 2 notitle", data)
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:

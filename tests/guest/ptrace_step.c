@@ -2,9 +2,9 @@
 /*
  * A tracer single-steps (PTRACE_SINGLESTEP) a child through functions whose
  * first instruction uprobes simulate (nop, the frame-record push, sub sp,
- * ldr) or step out of line (mul).  With a uprobe on that instruction the
- * tracer must see the same sequence of PCs as without one: the simulation
- * advances the single-step state like the instruction would
+ * ldr, the LR push, a branch) or step out of line (mul).  With a uprobe on that
+ * instruction the tracer must see the same sequence of PCs as without one:
+ * the simulation advances the single-step state like the instruction would
  * (arm64_skip_faulting_instruction()), and stepping out of line must leave
  * the tracer's single-step on.  Oracle: the same child traced without the
  * probe.
@@ -32,6 +32,8 @@ uint64_t step_nop(uint64_t x);
 uint64_t step_stp(uint64_t x);
 uint64_t step_sub(uint64_t x);
 uint64_t step_ldr(uint64_t x);
+uint64_t step_str(uint64_t x);
+uint64_t step_b(uint64_t x);
 uint64_t step_xol(uint64_t x);
 void step_end(void);
 
@@ -63,6 +65,19 @@ asm(".text\n"
     "	add	x0, x0, #4\n"
     "	ret\n"
     ".size step_ldr, .-step_ldr\n"
+    ".globl step_str\n.type step_str, %function\n"
+    "step_str:\n"
+    "	str	x30, [sp, #-16]!\n"
+    "	add	x0, x0, #6\n"
+    "	ldr	x30, [sp], #16\n"
+    "	ret\n"
+    ".size step_str, .-step_str\n"
+    ".globl step_b\n.type step_b, %function\n"
+    "step_b:\n"
+    "	b	1f\n"
+    "1:	add	x0, x0, #7\n"
+    "	ret\n"
+    ".size step_b, .-step_b\n"
     ".globl step_xol\n.type step_xol, %function\n"
     "step_xol:\n"
     "	mul	x1, x0, x0\n"
@@ -135,11 +150,13 @@ static void check(const char *name, uint64_t (*fn)(uint64_t))
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(5);
+	ksft_set_plan(7);
 	check("step_nop", step_nop);
 	check("step_stp", step_stp);
 	check("step_sub", step_sub);
 	check("step_ldr", step_ldr);
+	check("step_str", step_str);
+	check("step_b", step_b);
 	check("step_xol", step_xol);
 	ksft_finished();
 }
