@@ -15,6 +15,8 @@
 # Any failure (a tool missing, a probe not accepted, a result missing or a
 # grep whose output changed under the probe) ends the job with a message.
 set -euo pipefail
+# errors inside $(...) stop the job too
+shopt -s inherit_errexit
 
 TRACING=/sys/kernel/tracing
 CAND=/testbed/workloads
@@ -23,7 +25,8 @@ REDIS=/usr/bin/redis-check-rdb		# /usr/bin/redis-server links to it
 TEXT=/tmp/words.txt
 PORT=6379
 
-die() { echo "TESTBED-WL error: $*"; exit 1; }
+# die MSG: the cause, on stderr (also inside $(...)), and stop.
+die() { echo "TESTBED-WL error: $*" >&2; exit 1; }
 
 # require FILE: FILE is an ELF executable of its Debian package, not BusyBox.
 require() {
@@ -31,19 +34,31 @@ require() {
 	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ] || die "$1 is not an ELF file"
 }
 
-# uprobe_add NAME FILE OFFSET / uprobe_del NAME: event wl/NAME.
+# uprobe_add NAME FILE OFFSET / uprobe_del NAME: tracefs event wl/NAME, a
+# uprobe at file offset OFFSET (hex) of FILE.  group_enable 0|1: all of wl.
 uprobe_add() { echo "p:wl/$1 $2:$3" >> "$TRACING/uprobe_events"; }
 uprobe_del() { echo "-:wl/$1" >> "$TRACING/uprobe_events"; }
 group_enable() { echo "$1" > "$TRACING/events/wl/enable"; }
 
-# hits NAME: probe hits of event NAME (uprobe_profile: file, event, hits).
+# probe_on FILE OFFSET / probe_off: the measured probe, event wl/hot;
+# probe_off prints its hits.
+probe_on() { uprobe_add hot "$1" "$2"; group_enable 1; }
+probe_off() { hits hot; group_enable 0; uprobe_del hot; }
+
+# hits NAME: the hits of event NAME (uprobe_profile: file, event, hits).
 hits() { awk -v e="$1" '$2 == e { print $3 }' "$TRACING/uprobe_profile"; }
+
+# now: seconds since the epoch, microsecond resolution; elapsed T0 T1: the
+# seconds from T0 to T1, 3 decimals.
+now() { echo "$EPOCHREALTIME"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 # profile PROG FILE CMD...: print "OFFSET WORD NAME HITS" of the candidate
 # of PROG that CMD hits most (ties: the lowest offset).  HITS counts the
 # hits while CMD runs less those in an idle period as long, so that timer
 # work (a server's cron) does not win.  The top five go to stderr as
-# "TESTBED-WL profile PROG HITS OFFSET WORD NAME".
+# "TESTBED-WL profile PROG HITS OFFSET WORD NAME".  Stops when a candidate
+# is missing from uprobe_profile or none was hit.
 profile() {
 	local prog=$1 file=$2 off word name t0 t1 best
 	shift 2
@@ -56,33 +71,36 @@ profile() {
 	# not to /dev/null: GNU grep stops at the first match when it writes there
 	"$@" > /tmp/profile.out
 	t1=$(now)
-	all_hits "$prog" > /tmp/profile.load
-	sleep "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
-	all_hits "$prog" > /tmp/profile.idle
+	cp "$TRACING/uprobe_profile" /tmp/profile.load
+	sleep "$(elapsed "$t0" "$t1")"
+	cp "$TRACING/uprobe_profile" /tmp/profile.idle
 	group_enable 0
 	while read -r off word name; do
 		uprobe_del "c$off"
 	done < "$CAND/$prog.cand"
-	# load hits - (idle hits - load hits), per candidate
-	paste -d' ' /tmp/profile.load /tmp/profile.idle "$CAND/$prog.cand" |
-		awk '{ print 2 * $1 - $2, $3, $4, $5 }' | sort -k1,1nr -k2,2 | head -n5 > /tmp/profile.top
+	# per candidate, by event name: load hits - (idle hits - load hits)
+	awk -v load=/tmp/profile.load -v idle=/tmp/profile.idle '
+		BEGIN {
+			while ((getline l < load) > 0) { split(l, f, " "); L[f[2]] = f[3] }
+			while ((getline l < idle) > 0) { split(l, f, " "); I[f[2]] = f[3] }
+		}
+		{
+			e = "c" $1
+			if (!(e in L) || !(e in I)) {
+				print "TESTBED-WL error: event " e " missing from uprobe_profile" > "/dev/stderr"
+				exit 1
+			}
+			print 2 * L[e] - I[e], $1, $2, $3
+		}' "$CAND/$prog.cand" > /tmp/profile.all
+	# stable: the candidates are in address order
+	sort -s -k1,1nr /tmp/profile.all > /tmp/profile.sorted
+	head -n5 /tmp/profile.sorted > /tmp/profile.top
 	sed "s|^|TESTBED-WL profile $prog |" /tmp/profile.top >&2
 	best=$(head -n1 /tmp/profile.top)
 	set -- $best
 	[ "${1:-0}" -gt 0 ] || die "no candidate of $prog was hit"
 	echo "$2 $3 $4 $1"
 }
-
-# all_hits PROG: the hits of each candidate of PROG, one a line, in order.
-all_hits() {
-	local off word name
-	while read -r off word name; do
-		hits "c$off"
-	done < "$CAND/$1.cand"
-}
-
-# now: seconds since the epoch, microsecond resolution.
-now() { echo "$EPOCHREALTIME"; }
 
 # grep_count FILE: the measured grep, a case-insensitive regex with a
 # back-reference (so grep runs its regex matcher, not only its DFA, on the
@@ -91,8 +109,9 @@ now() { echo "$EPOCHREALTIME"; }
 grep_count() { "$GREP" -c -i -E '(th|qu)[a-z]*e\s.*\1' "$1"; }
 
 # make_text LINES: a deterministic text of LINES lines (rounded up to a
-# multiple of 10000) of 10 words each: a block of 10000 pseudo-random
-# lines, repeated.
+# multiple of 10000) of 10 words each: a block of 10000 lines made by a
+# linear congruential generator (in awk's doubles, so it repeats after
+# 10466 steps: 5827 distinct lines), repeated.
 make_text() {
 	awk 'BEGIN {
 		split("the quick brown fox jumps over lazy dog alpha beta gamma delta " \
@@ -114,47 +133,54 @@ make_text() {
 	rm /tmp/block.txt
 }
 
-# measure_grep OFFSET: grep unprobed, then with the probe at OFFSET.
+# measure_grep OFFSET: grep unprobed, then with the probe at OFFSET (hex);
+# the count must not change.
 measure_grep() {
-	local t0 t1 out ref case
+	local t0 t1 out ref case h
 	for case in none probe; do
-		[ "$case" = none ] || { uprobe_add hot "$GREP" "$1"; group_enable 1; }
+		[ "$case" = none ] || probe_on "$GREP" "$1"
 		t0=$(now)
 		out=$(grep_count "$TEXT")
 		t1=$(now)
+		h=0
+		[ "$case" = none ] || h=$(probe_off)
 		ref=${ref:-$out}
 		[ "$out" = "$ref" ] || die "grep printed $out with the probe, $ref without"
-		echo "TESTBED-WL result grep $case $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') \
-$([ "$case" = none ] && echo 0 || hits hot)"
-		[ "$case" = none ] || { group_enable 0; uprobe_del hot; }
+		echo "TESTBED-WL result grep $case $(elapsed "$t0" "$t1") $h"
 	done
 }
 
-# bench_redis OP N: redis-benchmark of OP (set or get), N requests; prints
-# its requests/s.
+# bench_redis OP N: redis-benchmark of OP (set or get), N requests (two
+# separate runs for SET and GET); prints its requests/s.  Stops with its
+# output when it fails or prints no rate.
 bench_redis() {
-	redis-benchmark -h 127.0.0.1 -p "$PORT" -t "$1" -n "$2" -q 2>&1 | tr '\r' '\n' |
-		awk '/requests per second/ { print $2 }'
+	local out
+	out=$(redis-benchmark -h 127.0.0.1 -p "$PORT" -t "$1" -n "$2" -q 2>&1 | tr '\r' '\n') ||
+		die "redis-benchmark -t $1 failed: $out"
+	awk '/requests per second/ { print $2; found = 1 } END { exit !found }' <<<"$out" ||
+		die "redis-benchmark -t $1 printed no rate: $out"
 }
 
 # bench_both N: SET then GET, N requests each (the profiling workload).
 bench_both() { bench_redis set "$1"; bench_redis get "$1"; }
 
-# measure_redis N OFFSET: SET and GET, unprobed, then with the probe at OFFSET.
+# measure_redis N OFFSET: SET and GET, N requests each, unprobed, then with
+# the probe at OFFSET (hex).
 measure_redis() {
 	local op case rps h
 	for op in set get; do
 		for case in none probe; do
-			[ "$case" = none ] || { uprobe_add hot "$REDIS" "$2"; group_enable 1; }
+			[ "$case" = none ] || probe_on "$REDIS" "$2"
 			rps=$(bench_redis "$op" "$1")
 			h=0
-			[ "$case" = none ] || { h=$(hits hot); group_enable 0; uprobe_del hot; }
-			[ -n "$rps" ] || die "redis-benchmark printed no $op rate"
+			[ "$case" = none ] || h=$(probe_off)
 			echo "TESTBED-WL result redis-$op $case $rps $h"
 		done
 	done
 }
 
+# start_redis: redis-server on 127.0.0.1:PORT, no persistence; stops with
+# its log when it does not answer within 10 s.
 start_redis() {
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no \
@@ -164,14 +190,19 @@ start_redis() {
 		redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && return
 		sleep 0.2
 	done
-	cat /tmp/redis.log
+	cat /tmp/redis.log >&2
 	die "redis-server did not answer on port $PORT"
 }
 
 main() {
-	local lines=${1:?GREP_LINES} requests=${2:?REDIS_REQUESTS} p
+	local lines=${1:-} requests=${2:-} p t
+	[[ "$lines" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$lines'"
+	[[ "$requests" =~ ^[1-9][0-9]*$ ]] || die "REDIS_REQUESTS must be a positive number, not '$requests'"
 	require "$GREP"
 	require "$REDIS"
+	for t in redis-server redis-benchmark redis-cli; do
+		command -v "$t" >/dev/null || die "$t missing from the guest (config/guest-packages)"
+	done
 	[ -w "$TRACING/uprobe_events" ] || die "no tracefs uprobe_events (CONFIG_UPROBE_EVENTS)"
 	echo "TESTBED-WL-BEGIN"
 

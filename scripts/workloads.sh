@@ -11,39 +11,51 @@
 # GUEST_MEM (1024 MiB).
 # Output: results/workloads-raw.csv, results/workloads.csv,
 # results/workloads.png, the probed functions and the table on stdout.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GREP_LINES=${GREP_LINES:-120000}
 REDIS_REQUESTS=${REDIS_REQUESTS:-20000}
 RESULTS=${RESULTS:-$ROOT/results}
 
 # parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,workload,case,value,hits"
-# from the "TESTBED-WL result WORKLOAD CASE VALUE HITS" lines.
+# from the "TESTBED-WL result WORKLOAD CASE VALUE HITS" lines (the guest's
+# console ends lines with CR LF).
 parse() {
-	awk -v run="$2" -v k="$3" '$1 == "TESTBED-WL" && $2 == "result" {
-		print run "," k "," $3 "," $4 "," $5 "," $6 }' "$1"
+	awk -v run="$2" -v k="$3" '{ sub(/\r$/, "") }
+		$1 == "TESTBED-WL" && $2 == "result" { print run "," k "," $3 "," $4 "," $5 "," $6 }' "$1"
 }
 
-# probes: the function each run probed ("TESTBED-WL probe PROG FILE OFFSET
-# WORD NAME HITS"), once per distinct choice, with the runs that made it.
+# probes OUT.txt...: the function each run probed ("TESTBED-WL probe PROG
+# FILE OFFSET WORD NAME HITS"), one line per program; stops when the runs
+# did not all probe the same function of a program (the comparison of the
+# kernels would then mean nothing).
 probes() {
-	grep -h '^TESTBED-WL probe ' "$BUILD"/run/workloads/*/out.txt |
-		awk '{ print $3, $4, $5, $6, $7 }' | sort | uniq -c |
-		awk '{ printf "probed in %s: %s+%s (%s), first word %s, in %d runs\n", $2, $3, $4, $6, $5, $1 }'
+	local lines
+	lines=$(awk '{ sub(/\r$/, "") } $1 == "TESTBED-WL" && $2 == "probe" { print $3, $4, $5, $6, $7 }' "$@" |
+		sort | uniq -c)
+	[ -n "$lines" ] || die "no run named the function it probed (see $*)"
+	if [ "$(awk '{ print $2 }' <<<"$lines" | uniq -d)" ]; then
+		die "the runs probed different functions: $(tr '\n' ';' <<<"$lines")"
+	fi
+	awk '{ printf "probed in %s: %s+%s (%s), first word %s, in %d runs\n", $2, $3, $4, $6, $5, $1 }' <<<"$lines"
 }
 
 main() {
 	need_cmd python3 gnuplot
 	local raw=$BUILD/workloads-raw.csv.tmp
+	[[ "$GREP_LINES" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$GREP_LINES'"
+	[[ "$REDIS_REQUESTS" =~ ^[1-9][0-9]*$ ]] ||
+		die "REDIS_REQUESTS must be a positive number, not '$REDIS_REQUESTS'"
 	mkdir -p "$RESULTS"
 	rm -rf "$BUILD/run/workloads"
 	echo "run,kernel,workload,case,value,hits" > "$raw"
 	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" >> "$raw"
 	mv "$raw" "$RESULTS/workloads-raw.csv"
-	probes
+	probes "$BUILD"/run/workloads/*/out.txt
 	python3 "$ROOT/scripts/workloads_report.py" "$RESULTS/workloads-raw.csv" \
 		"$RESULTS/workloads.csv" "$RESULTS/workloads.png"
 	log "results in results/workloads.csv, results/workloads-raw.csv, results/workloads.png"
 }
 
-main "$@"
+# (tests/host/workloads.sh sources it for parse and probes)
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -11,12 +11,14 @@ for every workload a larger number is slower.
 Per workload and kernel: median [min, max] over runs of the unprobed and
 probed time, of the overhead (probed - unprobed, paired by run) and of the
 ratio probed/unprobed; then, per workload, patched overhead / baseline
-overhead, paired by run (target: at most 0.5).
+overhead, paired by run (target: at most 0.5; runs whose baseline
+overhead is not above 0 give no ratio).
 Output: SUMMARY.csv, a table on stdout, a gnuplot bar chart CHART.png of the
 probed/unprobed ratios.
 
 Usage: workloads_report.py RAW.csv SUMMARY.csv CHART.png
-Raises SystemExit with a message when a workload lacks a case on a kernel.
+Raises SystemExit with a message when a workload lacks a case on a kernel,
+has no run with both cases, or a row has an unknown case.
 """
 import csv
 import sys
@@ -34,6 +36,9 @@ def load(path):
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             wl, value = row["workload"], float(row["value"])
+            if row["case"] not in CASES:
+                sys.exit("workloads_report: unknown case %r (not none or probe) in %s"
+                         % (row["case"], path))
             if wl not in UNITS:
                 if value <= 0:
                     sys.exit("workloads_report: %s on %s run %s: %g requests/s"
@@ -68,12 +73,17 @@ def main(raw, summary, chart):
                          % (wl, "unprobed" if not none else "probed", k))
             over[k] = dict(zip(sorted(set(none) & set(probe)),
                                paired(probe, none, lambda p, n: p - n)))
+            if not over[k]:
+                sys.exit("workloads_report: %s on the %s kernel has no run with both cases"
+                         % (wl, k))
             rows.append((wl, k, stats(list(none.values())), stats(list(probe.values())),
                          stats(list(over[k].values())),
                          stats(paired(probe, none, lambda p, n: p / n)),
                          sorted(hits[(wl, k)])[len(hits[(wl, k)]) // 2]))
-        rel = paired(over["patched"], over["baseline"], lambda p, b: p / b if b > 0 else float("inf"))
-        verdicts.append((wl, stats(rel), len(rel)))
+        # a run whose baseline overhead is not positive gives no ratio
+        base = {r: b for r, b in over["baseline"].items() if b > 0}
+        rel = paired(over["patched"], base, lambda p, b: p / b)
+        verdicts.append((wl, stats(rel) if rel else None, len(rel)))
 
     with open(summary, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -85,7 +95,7 @@ def main(raw, summary, chart):
             w.writerow([wl, unit(wl), k, *("%.6g" % v for v in (*n, *p, *o, *r)), h])
         for wl, rel, _ in verdicts:
             w.writerow(["%s patched/baseline overhead" % wl, "", "", "", "", "", "", "", "",
-                        "", "", "", *("%.6g" % v for v in rel), ""])
+                        "", "", "", *(("%.6g" % v for v in rel) if rel else ("", "", "")), ""])
 
     hdr = "%-10s %-7s %-8s %-26s %-26s %-26s %-22s %s" % (
         "workload", "unit", "kernel", "unprobed med [min, max]", "probed", "overhead (probed-unprobed)",
@@ -97,6 +107,10 @@ def main(raw, summary, chart):
             wl, unit(wl), k, fmt(n), fmt(p), fmt(o), fmt(r, 3), h))
     print()
     for wl, rel, nrun in verdicts:
+        if rel is None:
+            print("%-10s patched overhead / baseline overhead: n/a (no run with a baseline "
+                  "overhead above 0)" % wl)
+            continue
         print("%-10s patched overhead / baseline overhead: %s (target <= 0.5: %s; %d paired runs)"
               % (wl, fmt(rel, 3), "met" if rel[0] <= 0.5 else "missed", nrun))
     plot(rows, chart)

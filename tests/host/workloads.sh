@@ -5,7 +5,9 @@
 #    a small AArch64 program assembled here;
 #  - scripts/workloads_report.py computes overheads and the patched/baseline
 #    overhead ratio from a raw CSV whose answers are worked out by hand, and
-#    refuses a workload without an unprobed run.
+#    refuses a workload without an unprobed run;
+#  - scripts/workloads.sh parses guest output with CR LF line ends into CSV
+#    rows, and stops when the runs probed different functions.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 tmp=$(mktemp -d)
@@ -100,3 +102,22 @@ grep -v '^[0-9],patched,redis-get,none' "$tmp/raw.csv" > "$tmp/bad.csv"
 python3 "$ROOT/scripts/workloads_report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
 tap "$([ "$ok" = 0 ] && grep -q 'redis-get has no unprobed run on the patched kernel' "$tmp/err" && echo 0 || echo 1)" \
 	"report: refuses a workload without an unprobed run" "$(cat "$tmp/err")"
+
+# parse and probes of scripts/workloads.sh, on guest output as the console
+# writes it (CR LF).
+. "$ROOT/scripts/workloads.sh"
+printf '%s\r\n' "TESTBED-WL probe grep /bin/grep 0xbaa0 0xa9b87bfd - 14869" \
+	"TESTBED-WL result grep none 5.730 0" "TESTBED-WL result grep probe 6.564 89199" \
+	"TESTBED-WL result redis-set none 6882.31 0" > "$tmp/a.txt"
+got=$(parse "$tmp/a.txt" 2 patched | od -c | grep -c '\\r' || true)
+line=$(parse "$tmp/a.txt" 2 patched | sed -n 2p)
+tap "$([ "$got" = 0 ] && [ "$line" = "2,patched,grep,probe,6.564,89199" ] && echo 0 || echo 1)" \
+	"parse: CSV rows without the CR" "got: $line ($got lines with a CR)"
+printf '%s\r\n' "TESTBED-WL probe grep /bin/grep 0xbaa0 0xa9b87bfd - 14869" > "$tmp/b.txt"
+out=$(probes "$tmp/a.txt" "$tmp/b.txt" 2>&1) && ok=0 || ok=1
+tap "$([ "$ok" = 0 ] && [ "$out" = "probed in grep: /bin/grep+0xbaa0 (-), first word 0xa9b87bfd, in 2 runs" ] &&
+	echo 0 || echo 1)" "probes: one line per program when the runs agree" "$out"
+printf '%s\r\n' "TESTBED-WL probe grep /bin/grep 0x63d0 0xa9ad7bfd - 14000" > "$tmp/c.txt"
+out=$( (probes "$tmp/a.txt" "$tmp/c.txt") 2>&1) && ok=0 || ok=1
+tap "$([ "$ok" = 1 ] && grep -q 'probed different functions' <<<"$out" && echo 0 || echo 1)" \
+	"probes: stops when the runs probed different functions" "$out"
