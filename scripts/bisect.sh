@@ -34,10 +34,9 @@ tap() {
 # commit changed a Kconfig file (olddefconfig alone would drop the options
 # a later patch adds).
 configure() {
-	local arch=$1 cross=$2 obj=$3 want frags=("$ROOT/config/uprobes.config")
+	local arch=$1 cross=$2 obj=$3 frags=("$ROOT/config/uprobes.config")
 	[ "$arch" = arm64 ] || frags+=("$ROOT/config/no-debug-info.config")
-	want=$( { git -C "$WT" ls-files -s -- '*Kconfig*'; cat "${frags[@]}"; } | sha256sum)
-	kconfig_merge "$WT" "$obj" "$arch" "$cross" "$want" "${frags[@]}"
+	kconfig_merge "$WT" "$obj" "$arch" "$cross" "${frags[@]}"
 }
 
 # kbuild ARCH CROSS OBJ TARGETS LOG: configure and build TARGETS (one or

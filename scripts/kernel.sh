@@ -17,22 +17,19 @@ patched) ref=queue ;;
 *) die "unknown flavour '$flavour' (baseline or patched)" ;;
 esac
 fragments=("$ROOT/config/uprobes.config")
+suffix=""
 for f in "$@"; do
 	[ -f "$f" ] || die "no config fragment '$f'"
 	fragments+=("$(realpath "$f")")
+	suffix+="-$(basename "$f" .config)"
 done
-suffix=""
-for f in "$@"; do suffix+="-$(basename "$f" .config)"; done
 # Each set of extra fragments builds in its own object folder, so that
 # switching between them stays incremental.
 KOBJ=$KOBJ$suffix
 
-# configure: tinyconfig + fragments, unless build/obj was configured from
-# the same fragments for the same tree (kconfig_merge); then check them.
+# configure: tinyconfig + fragments (kconfig_merge), then check them.
 configure() {
-	local want
-	want=$( { git -C "$KSRC" rev-parse 'HEAD^{tree}'; cat "${fragments[@]}"; } | sha256sum | cut -d' ' -f1)
-	kconfig_merge "$KSRC" "$KOBJ" arm64 "$CROSS_COMPILE" "$want" "${fragments[@]}"
+	kconfig_merge "$KSRC" "$KOBJ" arm64 "$CROSS_COMPILE" "${fragments[@]}"
 	check_config
 }
 

@@ -125,15 +125,17 @@ with_progress() {
 	fi
 }
 
-# kconfig_merge SRC OBJ ARCH CROSS KEY FRAGMENT...: configure the tree SRC
-# into OBJ as tinyconfig plus the fragments (scripts/kconfig/merge_config.sh),
-# then olddefconfig.  KEY is what decides the result (e.g. a hash of the
-# tree's Kconfig files and the fragments): when OBJ/.config was made from the
-# same KEY, only olddefconfig runs (olddefconfig alone after a change would
-# drop the options that only some trees know, e.g. those the series adds).
+# kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the git worktree
+# SRC into OBJ as tinyconfig plus the fragments
+# (scripts/kconfig/merge_config.sh), then olddefconfig.  When OBJ/.config
+# was made from the same Kconfig files, ARCH and fragments (a hash kept in
+# OBJ/.testbed-kconfig), only olddefconfig runs; olddefconfig alone after a
+# Kconfig change would drop the options that only some trees know, e.g.
+# those the series adds.
 kconfig_merge() {
-	local src=$1 obj=$2 arch=$3 cross=$4 key=$5 stamp=$2/.testbed-kconfig
-	shift 5
+	local src=$1 obj=$2 arch=$3 cross=$4 stamp=$2/.testbed-kconfig key
+	shift 4
+	key=$( { git -C "$src" ls-files -s -- '*Kconfig*'; echo "$arch"; cat "$@"; } | sha256sum)
 	if [ -f "$obj/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 		make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
 		return

@@ -2,12 +2,12 @@
 /*
  * A tracer single-steps (PTRACE_SINGLESTEP) a child through functions whose
  * first instruction uprobes simulate (nop, the frame-record push, sub sp,
- * ldr, the LR push, a branch) or step out of line (mul).  With a uprobe on that
- * instruction the tracer must see the same sequence of PCs as without one:
- * the simulation advances the single-step state like the instruction would
- * (arm64_skip_faulting_instruction()), and stepping out of line must leave
- * the tracer's single-step on.  Oracle: the same child traced without the
- * probe.
+ * ldr, the LR push, a branch) or step out of line (mul).  With a uprobe on
+ * that instruction the tracer must see the same sequence of PCs as without
+ * one: the simulation advances the single-step state like the instruction
+ * would (arm64_skip_faulting_instruction()), and stepping out of line must
+ * leave the tracer's single-step on.  Oracle: the same child traced without
+ * the probe.
  */
 #define _GNU_SOURCE
 #include <elf.h>
