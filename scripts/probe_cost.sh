@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# What a uprobe hit costs on each arm64 bench target, split into the target's
+# own user-mode time and the time the probe adds (guest/tools/probe_cost.c),
+# on the baseline and the patched kernel.  A measurement, not a test: it
+# prints ns per call, median [min, max] over the rounds.
+#   scripts/probe_cost.sh [CALLS [ROUNDS]]   (after make bench, or make
+#                                             kernels rootfs)
+. "$(dirname "$0")/lib.sh"
+
+calls=${1:-200000}
+rounds=${2:-5}
+[[ "$calls" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] ||
+	die "CALLS and ROUNDS must be positive numbers, not '$calls' '$rounds'"
+for k in baseline patched; do
+	dir=$BUILD/run/probe-cost/$k
+	"$ROOT/scripts/guest.sh" "$k" run "$dir" "/testbed/tools/probe_cost $calls $rounds" ||
+		die "probe_cost run on $k failed; see $dir"
+	grep -a -q '^probe_cost ' "$dir/out.txt" ||
+		die "probe_cost printed no result on $k; see $dir/out.txt"
+	grep -a -E '^(# ns|probe_cost )' "$dir/out.txt" | sed "s/^/$k: /"
+done
