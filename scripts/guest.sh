@@ -6,7 +6,8 @@
 # bench (guest/init).  Writes OUTDIR/console.log (serial: kernel log) and
 # OUTDIR/out.txt (virtio console: the job's output).
 # Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
-# QEMU_CPU (max,pauth-impdef=on).
+# QEMU_CPU (max,pauth-impdef=on), ICOUNT (0; 1: guest time counts guest
+# instructions, 1 ns each: -icount shift=0, single-threaded TCG).
 # Exit: 0 when the job ran and the kernel log is clean; otherwise a message
 # naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +20,7 @@ VCPUS=${VCPUS:-2}
 GUEST_MEM=${GUEST_MEM:-1024}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
 QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
+ICOUNT=${ICOUNT:-0}
 
 # Kernel log lines that fail any run.
 SPLAT_RE='Kernel panic|BUG:|WARNING:|Oops|Unable to handle kernel|Internal error:|Call trace:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state'
@@ -31,16 +33,21 @@ last_stage() {
 main() {
 	need_cmd qemu-system-aarch64 timeout
 	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
+	local accel=(-accel tcg,thread=multi) mode=""
+	if [ "$ICOUNT" = 1 ]; then
+		accel=(-accel tcg -icount shift=0,sleep=off)
+		mode=", icount"
+	fi
 	[ -f "$image" ] || die "no $flavour kernel (build/images/$flavour/Image): run scripts/kernel.sh $flavour"
 	[ -f "$initrd" ] || die "no initramfs: run scripts/rootfs.sh"
 	mkdir -p "$outdir"
 	rm -f "$outdir/console.log" "$outdir/out.txt"
 	args=$(IFS=,; echo "$*")
 	args=${args// /,}
-	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
+	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU$mode), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
 	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
 		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
-		-accel tcg,thread=multi \
+		"${accel[@]}" \
 		-kernel "$image" -initrd "$initrd" \
 		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args" \
 		-display none -monitor none -no-reboot -nic none \
