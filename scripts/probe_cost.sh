@@ -2,15 +2,21 @@
 # What a uprobe hit costs on each arm64 bench target, split into the target's
 # own user-mode time and the time the probe adds (guest/tools/probe_cost.c),
 # on the baseline and the patched kernel.  A measurement, not a test: it
-# prints ns per call, median [min, max] over the rounds.
+# prints ns per call, median [min, max] over the rounds.  With ICOUNT=1 the
+# guest's clock counts its instructions (scripts/guest.sh), 1 ns each, on
+# one vCPU: the numbers are then instructions per call, and repeatable.
 #   scripts/probe_cost.sh [CALLS [ROUNDS]]   (after make bench, or make
-#                                             kernels rootfs)
+#                                             kernels rootfs; ROUNDS <= 32)
 . "$(dirname "$0")/lib.sh"
 
 calls=${1:-200000}
 rounds=${2:-5}
-[[ "$calls" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] ||
-	die "CALLS and ROUNDS must be positive numbers, not '$calls' '$rounds'"
+[[ "$calls" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] && [ "$rounds" -le 32 ] ||
+	die "CALLS and ROUNDS must be positive numbers, ROUNDS at most 32, not '$calls' '$rounds'"
+if [ "${ICOUNT:-0}" = 1 ]; then
+	export VCPUS=1	# guest time counts the instructions of every vCPU
+	log "icount: ns are guest instructions"
+fi
 for k in baseline patched; do
 	dir=$BUILD/run/probe-cost/$k
 	"$ROOT/scripts/guest.sh" "$k" run "$dir" "/testbed/tools/probe_cost $calls $rounds" ||

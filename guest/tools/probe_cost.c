@@ -9,8 +9,9 @@
  * target, the median over the rounds of ns per call unprobed and probed,
  * and of their difference (the probe's cost per hit), with min and max.
  * "push-at-nop" has the push target's body behind a nop and is probed on
- * the nop: push minus push-at-nop is what simulating the push costs over
- * simulating a nop, the user-mode work being the same.
+ * the nop: on a kernel that simulates both, push minus push-at-nop is what
+ * simulating the push costs over simulating a nop, the user-mode work
+ * being the same.
  *
  * A measurement helper for scripts/probe_cost.sh, not a test.
  */
