@@ -94,17 +94,13 @@ static int trace_child(uint64_t (*fn)(uint64_t), uint64_t *pcs, int *npcs)
 	struct user_pt_regs regs;
 	struct iovec iov = { &regs, sizeof(regs) };
 	int status, steps;
-	pid_t pid = fork();
+	pid_t pid = fork_tracee();
 
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
+	if (pid == 0)
 		_exit((int)fn(40));
-	}
 	*npcs = 0;
-	waitpid(pid, &status, 0);
 	for (steps = 0; steps < MAX_STEPS; steps++) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) || waitpid(pid, &status, 0) != pid)
 			return -1;

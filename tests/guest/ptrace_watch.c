@@ -110,13 +110,11 @@ static int trace_child(void (*fn)(void), uint64_t addr, uint32_t ctrl,
 	struct iovec iov = { &regs, sizeof(regs) };
 	siginfo_t si;
 	int status, rc = -1;
-	pid_t pid = fork();
+	pid_t pid = fork_tracee();
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
 		call_on_stack(&wstack[64], wdata, fn);
 		_exit(0);
 	}
@@ -124,8 +122,7 @@ static int trace_child(void (*fn)(void), uint64_t addr, uint32_t ctrl,
 	s->exit = -1;
 	child = pid;
 	alarm(TIMEOUT_S);
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
-	    set_watch(pid, addr, ctrl) || ptrace(PTRACE_CONT, pid, 0, 0) ||
+	if (set_watch(pid, addr, ctrl) || ptrace(PTRACE_CONT, pid, 0, 0) ||
 	    waitpid(pid, &status, 0) != pid)
 		goto out;
 	alarm(0);

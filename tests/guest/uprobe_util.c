@@ -2,10 +2,13 @@
 /* See uprobe_util.h.  Follows Documentation/trace/uprobetracer.rst. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 #include "uprobe_util.h"
 
@@ -110,4 +113,22 @@ int tprobe_del(struct tprobe *p)
 		return -1;
 	snprintf(def, sizeof(def), "-:testbed/%s\n", p->name);
 	return write_file(TRACEFS "/uprobe_events", def, true);
+}
+
+int fork_tracee(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		return 0;
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		return -1;
+	}
+	return pid;
 }

@@ -42,4 +42,12 @@ int tprobe_del(struct tprobe *p);
 int file_offset_of(const void *addr, char *path, size_t pathlen,
 		   unsigned long *offset);
 
+/*
+ * fork_tracee - fork a child to be traced with ptrace.  The child asks to
+ * be traced (PTRACE_TRACEME) and stops itself with SIGSTOP; 0 is returned
+ * in it once its tracer resumes it.  In the parent: the child's pid, once
+ * it has stopped, or -1 (fork or waitpid failed).
+ */
+int fork_tracee(void);
+
 #endif
