@@ -2,11 +2,16 @@
 #   make bench   build baseline + patched kernels, boot both, compare the bench
 #   make check   build the patched kernel, boot it, run every test
 #   make workloads  grep and Redis with a uprobe, baseline vs patched
-# Everything is built under build/ (ignored); each step reuses what is there.
+# BASE=6.12 (default: Debian 13's kernel, the backport queue patches/6.12)
+# or BASE=mainline (the queue for LKML, patches/mainline).
+# Everything is built under build/BASE (ignored); each step reuses what is there.
 SHELL := /bin/bash
 S := scripts
+BASE ?= 6.12
+export BASE
+B := build/$(BASE)
 
-# The steps share build/src and build/obj: never run them in parallel.
+# The steps share build/BASE/src and build/BASE/obj: never run them in parallel.
 .NOTPARALLEL:
 
 .PHONY: all bench workloads check check-debug deps tree kernels userland rootfs export bisect coverage clean distclean
@@ -60,15 +65,16 @@ bisect: rootfs
 coverage: deps
 	@$(S)/coverage.py
 
-# Export branch "series" of build/linux to patches/ (git format-patch).
+# Export branch "series" of build/BASE/linux to patches/BASE (git format-patch).
 export:
 	@$(S)/export.sh
 
 clean:
-	rm -rf build/obj build/obj-* build/bisect-obj-* build/images build/run build/rootfs build/guest-bin build/selftests-bpf
+	rm -rf $(B)/obj $(B)/obj-* $(B)/bisect-obj-* $(B)/images $(B)/run $(B)/rootfs $(B)/guest-bin $(B)/selftests-bpf
 
-# Also drops the kernel repository (build/linux), which may hold unexported work.
+# Also drops the kernel repository (build/BASE/linux), which may hold
+# unexported work.
 distclean:
-	@if [ -d build/linux/.git ] && ! git -C build/linux diff --quiet HEAD; then \
-		echo "build/linux has uncommitted work: commit and export it first"; exit 1; fi
-	rm -rf build
+	@if [ -d $(B)/linux/.git ] && ! git -C $(B)/linux diff --quiet HEAD; then \
+		echo "$(B)/linux has uncommitted work: commit and export it first"; exit 1; fi
+	rm -rf $(B)

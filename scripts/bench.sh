@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 
 BENCH_ARGS=${BENCH_ARGS:--w2 -d5}
-RESULTS=${RESULTS:-$ROOT/results}
 
 # parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,trigger,rate".
 parse() {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install what the test bed needs on Debian 12 (bookworm), x86-64 host:
-# cross toolchain, QEMU, kernel build tools, clang/llvm for BPF, Go for the
+# cross toolchain, QEMU (10.0, from bookworm-backports through a private apt
+# configuration: bookworm's 7.2 is a weaker oracle, e.g. it hangs natively on
+# an MTE tag-check fault of an SP-based store), kernel build tools, clang/llvm for BPF, Go for the
 # guest's Go program (scripts/gowork.sh), and the arm64 architecture in dpkg
 # for the guest's and bench's libraries.  Idempotent: does nothing when
 # everything is there.  Needs root (or sudo).
@@ -9,9 +11,10 @@
 HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz-utils
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-	   qemu-system-arm clang llvm lld pkg-config file git-email libmailtools-perl
+	   clang llvm lld pkg-config file git-email libmailtools-perl
 	   golang-go)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
+QEMU_MIN=10.0
 
 # missing PKG...: print the packages dpkg does not have installed.
 missing() {
@@ -22,9 +25,32 @@ missing() {
 	done
 }
 
+# qemu_version: print the installed qemu-system-aarch64's version, or 0.
+qemu_version() {
+	dpkg-query -W -f='${Version}' qemu-system-arm 2>/dev/null | sed 's/^[0-9]*://' || echo 0
+}
+
+# qemu_from_backports: install qemu-system-arm from bookworm-backports (a
+# private apt configuration: the machine's sources plus backports) unless a
+# QEMU of at least QEMU_MIN is there.
+qemu_from_backports() {
+	local have
+	have=$(qemu_version)
+	dpkg --compare-versions "${have:-0}" ge "$QEMU_MIN" && return
+	apt_conf backports 1 bookworm-backports
+	log "installing qemu-system-arm from bookworm-backports (have: ${have:-none})"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -q \
+		--no-install-recommends -t bookworm-backports qemu-system-arm >"$BUILD/apt-qemu.log" 2>&1 ||
+		{ tail -n 20 "$BUILD/apt-qemu.log" >&2; die "installing QEMU from bookworm-backports failed (log: ${BUILD#"$ROOT"/}/apt-qemu.log)"; }
+	have=$(qemu_version)
+	dpkg --compare-versions "$have" ge "$QEMU_MIN" ||
+		die "bookworm-backports gave QEMU $have, older than $QEMU_MIN"
+}
+
 main() {
 	command -v apt-get >/dev/null || die "this needs Debian's apt-get (Debian 12 bookworm)"
-	local sudo=() todo
+	local todo
+	sudo=()
 	[ "$(id -u)" = 0 ] || sudo=(sudo)
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		log "adding dpkg architecture arm64"
@@ -33,6 +59,7 @@ main() {
 	fi
 	todo=$(missing "${HOST_PKGS[@]}" "${ARM64_PKGS[@]}")
 	if [ -z "$todo" ] && [ -f "$BUILD/.apt-updated" ]; then
+		qemu_from_backports
 		return
 	fi
 	log "apt-get update"
@@ -45,6 +72,7 @@ main() {
 			--no-install-recommends $todo >"$BUILD/apt-install.log" 2>&1 ||
 			{ tail -n 20 "$BUILD/apt-install.log" >&2; die "apt-get install failed (log: build/apt-install.log)"; }
 	fi
+	qemu_from_backports
 }
 
 main "$@"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Export branch "series" of build/linux (base..series) to patches/ with
-# git format-patch, and rewrite patches/series.  The cover letter
+# Export branch "series" of build/BASE/linux (base..series) to patches/BASE
+# with git format-patch, and rewrite patches/BASE/series.  The cover letter
 # (0000-cover-letter.patch) takes its subject and text from
-# patches/cover-letter.txt.  Output is stable: no commit ids, no version
+# patches/BASE/cover-letter.txt.  With SEND=1 (an export meant for sending),
+# the placeholder identity of config/author.env is refused.  Output is stable: no commit ids, no version
 # signature, and the cover letter dated like the last patch, so nothing
 # changes in patches/ when the series did not.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,9 @@ header() {
 
 main() {
 	need_cmd git
+	if [ "${SEND:-0}" = 1 ] && [ "$SERIES_AUTHOR_EMAIL" = "$PLACEHOLDER_EMAIL" ]; then
+		die "SEND=1: the author is the placeholder $PLACEHOLDER_EMAIL; set SERIES_AUTHOR_NAME and SERIES_AUTHOR_EMAIL (config/author.env) to your own"
+	fi
 	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
 	git -C "$KREPO" diff --quiet HEAD -- && git -C "$KREPO" diff --cached --quiet ||
 		die "build/linux has uncommitted changes: commit them to branch series first"
@@ -53,7 +57,7 @@ main() {
 	local n tmp=$BUILD/export.tmp last_date
 	n=$(git -C "$KREPO" rev-list --count base..series)
 	[ "$n" -gt 0 ] || die "branch series has no commits on top of base"
-	git -C "$KREPO" config branch.series.description "$(cat "$ROOT/patches/cover-letter.txt")"
+	git -C "$KREPO" config branch.series.description "$(cat "$PATCHES/cover-letter.txt")"
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	# blank context lines as empty lines, not " ": checkpatch run on a
 	# git-tracked patch file checks it as a source file and flags " "
@@ -63,14 +67,14 @@ main() {
 	last_date=$(grep -m1 '^Date: ' "$(ls "$tmp"/0*.patch | tail -n1)")
 	sed -i "s/^Date: .*/$last_date/" "$tmp/0000-cover-letter.patch"
 	recipients "$tmp"
-	rm -f "$ROOT"/patches/*.patch
-	mv "$tmp"/*.patch "$ROOT/patches/"
+	rm -f "$PATCHES"/*.patch
+	mv "$tmp"/*.patch "$PATCHES/"
 	{
 		echo "# The series, applied in this order by scripts/tree.sh (git am)."
-		(cd "$ROOT/patches" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
-	} > "$ROOT/patches/series"
+		(cd "$PATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
+	} > "$PATCHES/series"
 	rmdir "$tmp"
-	log "exported $n patches to patches/ (and the cover letter)"
+	log "exported $n patches to patches/$BASE (and the cover letter)"
 }
 
 main "$@"

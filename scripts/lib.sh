@@ -5,7 +5,18 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# The base kernel: 6.12 (Debian 13's kernel; the default, see README.md) or
+# mainline.  Each has its own queue (patches/BASE), build folder
+# (build/BASE) and results (results/BASE).
+BASE=${BASE:-6.12}
+[ -f "$ROOT/config/base/$BASE.env" ] ||
+	{ echo "BASE must be one of: $(cd "$ROOT/config/base" && ls ./*.env | sed 's|^\./||; s|\.env$||' | xargs), not '$BASE'" >&2; exit 1; }
+export BASE
+BUILD=${BUILD:-$ROOT/build/$BASE}
+PATCHES=$ROOT/patches/$BASE
+RESULTS=${RESULTS:-$ROOT/results/$BASE}
+# Private apt configurations (scripts/lib.sh apt_conf), shared by the bases.
+APT_TOP=$ROOT/build/apt
 # The kernel repository (base commit + one commit per patch, branch "series"
 # for editing) and the worktree that builds use (the queue in patches/;
 # KSRC= another worktree of build/linux, to build beside a running build).
@@ -18,9 +29,11 @@ JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/uprobes-arm64-ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_NOHASHDIR=1
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-# shellcheck source=../config/base.env
-. "$ROOT/config/base.env"
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
+# shellcheck source=../config/base/6.12.env
+. "$ROOT/config/base/$BASE.env"
+# shellcheck source=../config/author.env
+. "$ROOT/config/author.env"
 export GIT_AUTHOR_NAME=$SERIES_AUTHOR_NAME GIT_AUTHOR_EMAIL=$SERIES_AUTHOR_EMAIL
 export GIT_COMMITTER_NAME=$SERIES_AUTHOR_NAME GIT_COMMITTER_EMAIL=$SERIES_AUTHOR_EMAIL
 
@@ -71,8 +84,68 @@ abab() {
 	done
 }
 
+# debian_mirror: print the Debian archive URI the machine's own apt sources
+# use (so that no host name is written here); stop when there is none.
+debian_mirror() {
+	local uri
+	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null |
+		grep -m1 -E '/debian/?$' || true)
+	[ -n "$uri" ] || die "the machine's apt sources name no Debian archive (…/debian/)"
+	printf '%s\n' "${uri%/}"
+}
+
+# apt_conf NAME SYSTEM SUITE...: make a private apt configuration in
+# build/apt/NAME whose sources are SUITE... (main) of the machine's Debian
+# mirror, plus the machine's own sources when SYSTEM is 1; its package lists
+# and downloads stay in that folder, and the machine's sources are never
+# changed.  Refreshed (apt-get update) when made or older than a day.  Sets
+# APT_OPTS to the options that select it.  Stops when the update fails.
+apt_conf() {
+	local name=$1 system=$2 dir=$APT_TOP/$1 mirror s f
+	shift 2
+	mirror=$(debian_mirror)
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/parts"
+	rm -f "$dir"/parts/*
+	if [ "$system" = 1 ]; then
+		[ ! -f /etc/apt/sources.list ] || ln -s /etc/apt/sources.list "$dir/parts/system.list"
+		for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] && ln -s "$f" "$dir/parts/"
+		done
+	fi
+	for s in "$@"; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $s main"
+	done > "$dir/testbed.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/testbed.list" -o "Dir::Etc::SourceParts=$dir/parts"
+		  -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		  -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
+	if [ -z "$(find "$dir/stamp" -mmin -1440 2>/dev/null)" ] ||
+	   ! cmp -s "$dir/testbed.list" "$dir/stamp"; then
+		log "apt-get update for $name ($*)"
+		local sudo=()
+		[ "$(id -u)" = 0 ] || sudo=(sudo)
+		"${sudo[@]}" apt-get "${APT_OPTS[@]}" update -q >"$dir/update.log" 2>&1 ||
+			{ tail -n 20 "$dir/update.log" >&2; die "apt-get update for $name failed (log: ${dir#"$ROOT"/}/update.log)"; }
+		cp "$dir/testbed.list" "$dir/stamp"
+	fi
+}
+
+# apt_extra CMD ARGS...: run apt-get/apt-cache CMD ARGS with the base's
+# APT_SUITES (config/base/BASE.env) in a private configuration, or with the
+# machine's own sources when APT_SUITES is empty.
+apt_extra() {
+	local tool=$1
+	shift
+	if [ -z "$APT_SUITES" ]; then
+		"$tool" "$@"
+		return
+	fi
+	# shellcheck disable=SC2086 # a list of suites
+	apt_conf "base-$BASE" 0 $APT_SUITES >&2
+	"$tool" "${APT_OPTS[@]}" "$@"
+}
+
 # load_series: set SERIES to the patch files of the queue, in series order
-# (absolute paths); stop when patches/series names a file that is missing.
+# (absolute paths); stop when PATCHES/series names a file that is missing.
 # (Runs in the caller's shell, so that the stop stops the caller.)
 load_series() {
 	local p
@@ -81,9 +154,9 @@ load_series() {
 		p=${p%%#*}
 		p=${p//[[:space:]]/}
 		[ -n "$p" ] || continue
-		[ -f "$ROOT/patches/$p" ] || die "patches/series names '$p', which does not exist"
-		SERIES+=("$ROOT/patches/$p")
-	done < "$ROOT/patches/series"
+		[ -f "$PATCHES/$p" ] || die "patches/$BASE/series names '$p', which does not exist"
+		SERIES+=("$PATCHES/$p")
+	done < "$PATCHES/series"
 }
 
 # ksrc_at REF: make the build worktree hold REF (a commit of build/linux),

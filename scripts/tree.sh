@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Materialize the kernel tree: Debian's linux-source package (config/base.env)
+# Materialize the kernel tree: Debian's linux-source package (config/base/BASE.env)
 # as a git repository with one base commit (tag "base"), and the queue in
-# patches/ applied on top with `git am` in series order (branch "queue",
-# checked out in build/src, which is what every build uses).
+# patches/BASE applied on top with `git am` in series order (branch "queue",
+# checked out in build/BASE/src, which is what every build uses).
 # A patch that does not apply stops the run and names the patch.
 # The developers' branch "series" is created once, at the queue, and never
 # touched again here: edit there, then `make export`.
 . "$(dirname "$0")/lib.sh"
 
-# pick_version: print the version to download; fall back to the newest 6.12
+# pick_version: print the version to download; fall back to the newest
 # (with a warning) when the pinned one is gone from the archive.
 pick_version() {
 	local have newest
-	have=$(apt-cache madison "$LINUX_SOURCE_PKG" | awk -F'|' '{gsub(/ /,"",$2); print $2}')
+	have=$(apt_extra apt-cache madison "$LINUX_SOURCE_PKG" | awk -F'|' '{gsub(/ /,"",$2); print $2}')
 	[ -n "$have" ] || die "apt knows no $LINUX_SOURCE_PKG: run 'make deps' (apt-get update) first"
 	newest=$(printf '%s\n' "$have" | sort -V | tail -n1)
 	if printf '%s\n' "$have" | grep -qxF "$LINUX_SOURCE_VERSION"; then
 		printf '%s\n' "$LINUX_SOURCE_VERSION"
 	else
 		log "WARNING: $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION is gone from the archive;" \
-		    "using the newest, $newest (update config/base.env)"
+		    "using the newest, $newest (update config/base/$BASE.env)"
 		printf '%s\n' "$newest"
 	fi
 }
@@ -30,7 +30,7 @@ unpack_base() {
 	mkdir -p "$dl"
 	deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb 2>/dev/null | head -n1 || true)
 	if [ -z "$deb" ]; then
-		(cd "$dl" && apt-get download "$LINUX_SOURCE_PKG=$ver") ||
+		(cd "$dl" && apt_extra apt-get download "$LINUX_SOURCE_PKG=$ver") ||
 			die "apt-get download $LINUX_SOURCE_PKG=$ver failed"
 		deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb | head -n1)
 	fi
@@ -53,7 +53,7 @@ unpack_base() {
 apply_queue() {
 	local p stamp want
 	load_series
-	want=$( { cat "$KREPO/.git/testbed-base-version"; cat "$ROOT/patches/series"; \
+	want=$( { cat "$KREPO/.git/testbed-base-version"; cat "$PATCHES/series"; \
 		  cat /dev/null "${SERIES[@]}"; } | sha256sum | cut -d' ' -f1)
 	stamp=$KSRC/.testbed-queue
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
@@ -87,7 +87,7 @@ main() {
 	if [ -d "$KREPO/.git" ]; then
 		local had
 		had=$(cat "$KREPO/.git/testbed-base-version")
-		[ "$had" = "$ver" ] || die "build/linux holds base $had, not $ver: move it away (it may hold unexported work) and rerun"
+		[ "$had" = "$ver" ] || die "build/$BASE/linux holds base $had, not $ver: move it away (it may hold unexported work) and rerun"
 	else
 		timed "fetching base $LINUX_SOURCE_PKG $ver" unpack_base "$ver"
 	fi

@@ -15,7 +15,6 @@
 
 GREP_LINES=${GREP_LINES:-120000}
 REDIS_REQUESTS=${REDIS_REQUESTS:-20000}
-RESULTS=${RESULTS:-$ROOT/results}
 
 # parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,workload,case,value,hits"
 # from the "TESTBED-WL result WORKLOAD CASE VALUE HITS" lines (the guest's

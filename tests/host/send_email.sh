@@ -5,7 +5,7 @@
 # export step took from scripts/get_maintainer.pl (To:/Cc: of the cover).
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-cover=$ROOT/patches/0000-cover-letter.patch
+cover=$PATCHES/0000-cover-letter.patch
 load_series
 files=("$cover" "${SERIES[@]}")
 out=$(cd "$BUILD" && GIT_SEND_EMAIL_NOTTY=1 git send-email --dry-run --confirm=never \
