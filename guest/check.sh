@@ -8,6 +8,10 @@ cd /testbed
 # stage NAME: mark progress so a host timeout can say where the guest hung.
 stage() { echo "TESTBED-STAGE: $1"; }
 
+# What the emulated CPU offers decides which cases can run (e.g. gcs,
+# poe, mte3); the log says so.
+echo "# cpu features: $(awk -F': ' '/^Features/ { print $2; exit }' /proc/cpuinfo)"
+
 # A test that crashes or hangs fails; kselftest's exit code 4 is a skip.
 ntests=0
 for t in tests/*; do
