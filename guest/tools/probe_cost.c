@@ -23,7 +23,7 @@
 
 #define MAX_REPS 32
 
-void pc_ret(void), pc_nop(void), pc_push(void), pc_push_at_nop(void);
+void pc_ret(void), pc_nop(void), pc_push(void), pc_push_at_nop(void), pc_xol(void);
 
 /* The bench's targets, and the push body behind a nop. */
 asm(".text\n"
@@ -51,14 +51,24 @@ asm(".text\n"
     "	bl pc_noop\n"
     "	mov w0, #1\n"
     "	ldp x29, x30, [sp], #16\n"
+    "	ret\n"
+    ".globl pc_xol\n.type pc_xol, %function\n"
+    "pc_xol:\n"
+    "	mul x0, x0, x0\n"
     "	ret\n");
 
+/*
+ * "xol" starts with an instruction that is stepped out of line; the "uret-"
+ * targets have a uretprobe (entry hit, then the return trampoline's).
+ */
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	bool ret;
 } targets[] = {
 	{ "ret", pc_ret }, { "nop", pc_nop }, { "push", pc_push },
-	{ "push-at-nop", pc_push_at_nop },
+	{ "push-at-nop", pc_push_at_nop }, { "xol", pc_xol },
+	{ "uret-nop", pc_nop, true }, { "uret-xol", pc_xol, true },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -108,7 +118,7 @@ int main(int argc, char **argv)
 			long hits;
 
 			unprobed[t][r] = ns_per_call(targets[t].fn, n);
-			if (tprobe_add(&p, "probe_cost", targets[t].fn, false))
+			if (tprobe_add(&p, "probe_cost", targets[t].fn, targets[t].ret))
 				return 1;
 			probed[t][r] = ns_per_call(targets[t].fn, n);
 			hits = tprobe_hits(&p);
