@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A uprobe must not change the signal frames of the task it steps.  arm64
+ * puts an esr_context record in a signal frame whenever thread.fault_code
+ * is not 0, and stepping a probed instruction out of line sets it to an
+ * invalid value to tell whether the instruction trapped.  Check, native
+ * against probed, that a task which has hit a stepped uprobe (on "mul")
+ * and then raises SIGUSR1 gets the same frame: an esr_context record, and
+ * its ESR, exactly when the unprobed task gets one.  Each case runs in a
+ * fresh child, whose thread.fault_code starts at 0; a second case takes a
+ * SIGSEGV first (fault_code is then that fault's ESR) and checks that the
+ * ESR of the next frame is still that one.
+ */
+#define _GNU_SOURCE
+#include <asm/sigcontext.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "uprobe_util.h"
+
+#define CALLS	8
+
+uint64_t esr_target(uint64_t a, uint64_t b);
+
+asm(".text\n"
+    ".globl esr_target\n.type esr_target, %function\n"
+    "esr_target:\n"
+    "	mul	x0, x0, x1\n"
+    "	ret\n"
+    ".size esr_target, .-esr_target\n");
+
+/* What the child saw in its SIGUSR1 frame, passed back through a pipe. */
+struct frame_seen {
+	int has_esr;
+	uint64_t esr;
+};
+
+static struct frame_seen seen;
+static sigjmp_buf after_segv;
+
+/* Find the esr_context record of a signal frame, if any. */
+static void scan_frame(ucontext_t *uc, struct frame_seen *out)
+{
+	struct _aarch64_ctx *head = (struct _aarch64_ctx *)uc->uc_mcontext.__reserved;
+	size_t off = 0, size = sizeof(uc->uc_mcontext.__reserved);
+
+	out->has_esr = 0;
+	while (off + sizeof(*head) <= size && head->magic) {
+		if (head->magic == ESR_MAGIC) {
+			out->has_esr = 1;
+			out->esr = ((struct esr_context *)head)->esr;
+			return;
+		}
+		if (head->magic == EXTRA_MAGIC || !head->size)
+			return;	/* esr_context comes before extra_context */
+		off += head->size;
+		head = (struct _aarch64_ctx *)((char *)head + head->size);
+	}
+}
+
+static void on_usr1(int sig, siginfo_t *si, void *ctx)
+{
+	scan_frame(ctx, &seen);
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+	siglongjmp(after_segv, 1);
+}
+
+/*
+ * Child: optionally take a SIGSEGV, call the probed function, raise
+ * SIGUSR1, and write what its frame held to @fd.
+ */
+static void child(int fd, int segv_first)
+{
+	struct sigaction sa = { .sa_flags = SA_SIGINFO };
+	volatile uint64_t sum = 0;
+	int i;
+
+	sa.sa_sigaction = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_sigaction = on_segv;
+	sigaction(SIGSEGV, &sa, NULL);
+	if (segv_first && !sigsetjmp(after_segv, 1)) {
+		char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		*(volatile char *)p = 1;	/* SIGSEGV: sets fault_code */
+	}
+	for (i = 0; i < CALLS; i++)
+		sum += esr_target(i, 3);
+	raise(SIGUSR1);
+	if (write(fd, &seen, sizeof(seen)) != sizeof(seen))
+		_exit(2);
+	_exit(sum == 3 * (CALLS - 1) * CALLS / 2 ? 0 : 3);
+}
+
+/* Run a child; fill @out with what its SIGUSR1 frame held.  0 or -1. */
+static int run_child(int segv_first, struct frame_seen *out)
+{
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(fds[0]);
+		child(fds[1], segv_first);
+	}
+	close(fds[1]);
+	if (read(fds[0], out, sizeof(*out)) != sizeof(*out))
+		out->has_esr = -1;
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return out->has_esr < 0 ? -1 : 0;
+}
+
+/* One case: native, then probed, and compare the frames. */
+static void check_case(const char *name, int segv_first)
+{
+	struct frame_seen native, probed;
+	struct tprobe p;
+	long hits;
+
+	if (run_child(segv_first, &native)) {
+		ksft_test_result_fail("%s: native child failed\n", name);
+		return;
+	}
+	if (tprobe_add(&p, "sigframe_esr", esr_target, false)) {
+		ksft_test_result_fail("%s: cannot add the uprobe\n", name);
+		return;
+	}
+	if (run_child(segv_first, &probed)) {
+		tprobe_del(&p);
+		ksft_test_result_fail("%s: probed child failed\n", name);
+		return;
+	}
+	hits = tprobe_hits(&p);
+	tprobe_del(&p);
+	if (hits != CALLS) {
+		ksft_test_result_fail("%s: %ld hits, want %d\n", name, hits, CALLS);
+		return;
+	}
+	if (native.has_esr != probed.has_esr ||
+	    (native.has_esr && native.esr != probed.esr)) {
+		ksft_print_msg("native: esr_context %s %#llx, probed: %s %#llx\n",
+			       native.has_esr ? "present" : "absent",
+			       (unsigned long long)native.esr,
+			       probed.has_esr ? "present" : "absent",
+			       (unsigned long long)probed.esr);
+		ksft_test_result_fail("%s: signal frame as native\n", name);
+		return;
+	}
+	ksft_test_result_pass("%s: signal frame as native (esr_context %s)\n", name,
+			      native.has_esr ? "present" : "absent");
+}
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_set_plan(2);
+	check_case("after a stepped uprobe", 0);
+	check_case("after a SIGSEGV and a stepped uprobe", 1);
+	ksft_finished();
+}
