@@ -2,7 +2,8 @@
 # Install what the test bed needs on Debian 12 (bookworm), x86-64 host:
 # cross toolchain, QEMU (10.0, from bookworm-backports through a private apt
 # configuration: bookworm's 7.2 is a weaker oracle, e.g. it hangs natively on
-# an MTE tag-check fault of an SP-based store), kernel build tools, clang/llvm for BPF, Go for the
+# an MTE tag-check fault of an SP-based store), kernel build tools, clang/llvm for BPF (clang-19 too: mainline's
+# selftests/bpf need bpf_addr_space_cast, which clang 14 lacks), Go for the
 # guest's Go program (scripts/gowork.sh), and the arm64 architecture in dpkg
 # for the guest's and bench's libraries.  Idempotent: does nothing when
 # everything is there.  Needs root (or sudo).
@@ -11,7 +12,7 @@
 HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz-utils
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-	   clang llvm lld pkg-config file git-email libmailtools-perl
+	   clang llvm lld clang-19 llvm-19 pkg-config file git-email libmailtools-perl
 	   golang-go)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 QEMU_MIN=10.0

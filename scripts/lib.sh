@@ -226,12 +226,14 @@ kconfig_merge() {
 # tree SRC's tools/testing/selftests/bpf for ARCH (arm64 or x86_64; CROSS
 # the cross-compiler prefix, empty for the host) into OUT/bench, with SRC's
 # UAPI headers installed into HDRS (kbuild objects in UAPI_OBJ) and the BTF
-# of VMLINUX.  Output on stdout and stderr; returns make's status.
+# of VMLINUX; BPF objects with clang$BPF_LLVM (config/base/BASE.env).
+# Output on stdout and stderr; returns make's status.
 bpf_bench() {
 	local src=$1 arch=$2 cross=$3 vmlinux=$4 hdrs=$5 uobj=$6 out=$7
 	mkdir -p "$out"
 	make -s -C "$src" ARCH="${arch/x86_64/x86}" O="$uobj" INSTALL_HDR_PATH="$hdrs" \
 		headers_install &&
 	make -C "$src/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CLANG="clang$BPF_LLVM" LLC="llc$BPF_LLVM" LLVM_STRIP="llvm-strip$BPF_LLVM" \
 		OUTPUT="$out" VMLINUX_BTF="$vmlinux" KHDR_INCLUDES="-isystem $hdrs/include" "$out/bench"
 }

@@ -67,7 +67,7 @@ build_tools() {
 }
 
 main() {
-	need_cmd clang llvm-strip "${CROSS_COMPILE}gcc" make
+	need_cmd "clang$BPF_LLVM" "llvm-strip$BPF_LLVM" "${CROSS_COMPILE}gcc" make
 	ksrc_at queue
 	timed "building bench (selftests/bpf, arm64)" build_bench
 	wrong_target_bench
