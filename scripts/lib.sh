@@ -235,5 +235,6 @@ bpf_bench() {
 		headers_install &&
 	make -C "$src/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CLANG="clang$BPF_LLVM" LLC="llc$BPF_LLVM" LLVM_STRIP="llvm-strip$BPF_LLVM" \
+		$BPF_MAKE_ARGS \
 		OUTPUT="$out" VMLINUX_BTF="$vmlinux" KHDR_INCLUDES="-isystem $hdrs/include" "$out/bench"
 }
