@@ -94,6 +94,11 @@ import coverage as c
 src = open(sys.argv[2]).read()
 funcs = {m[0]: (int(m[1], 16), int(m[2], 16)) for m in re.findall(
     r"__AARCH64_INSN_FUNCS\((\w+),\s*(0[xX][0-9a-fA-F]+),\s*(0[xX][0-9a-fA-F]+)\)", src)}
+# mainline has no __AARCH64_INSN_FUNCS(nop): an exact compare with
+# aarch64_insn_gen_nop(), the encoding of HINT #0
+if "nop" not in funcs and re.search(
+        r"aarch64_insn_is_nop\(u32 insn\)\n\{\n\treturn insn == aarch64_insn_gen_nop\(\);", src):
+    funcs["nop"] = (0xffffffff, 0xd503201f)
 hints = {m[0]: int(m[1], 16) << 5 for m in re.findall(
     r"AARCH64_INSN_HINT_(\w+)\s*=\s*(0[xX][0-9a-fA-F]+)\s*<<\s*5", src)}
 body = re.search(r"aarch64_insn_is_steppable_hint\(u32 insn\)\n\{(.*?)\n\}", src, re.S)
