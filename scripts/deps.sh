@@ -2,8 +2,9 @@
 # Install what the test bed needs on Debian 12 (bookworm), x86-64 host:
 # cross toolchain, QEMU (10.0, from bookworm-backports through a private apt
 # configuration: bookworm's 7.2 is a weaker oracle, e.g. it hangs natively on
-# an MTE tag-check fault of an SP-based store), kernel build tools, clang/llvm for BPF (clang-19 too: mainline's
-# selftests/bpf need bpf_addr_space_cast, which clang 14 lacks), Go for the
+# an MTE tag-check fault of an SP-based store), kernel build tools,
+# clang/llvm for BPF (clang-19 too: mainline's selftests/bpf need
+# bpf_addr_space_cast, which clang 14 lacks), Go for the
 # guest's Go program (scripts/gowork.sh), and the arm64 architecture in dpkg
 # for the guest's and bench's libraries.  Idempotent: does nothing when
 # everything is there.  Needs root (or sudo).
@@ -40,7 +41,7 @@ qemu_from_backports() {
 	dpkg --compare-versions "${have:-0}" ge "$QEMU_MIN" && return
 	apt_conf backports 1 bookworm-backports
 	log "installing qemu-system-arm from bookworm-backports (have: ${have:-none})"
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -q \
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -q \
 		--no-install-recommends -t bookworm-backports qemu-system-arm >"$BUILD/apt-qemu.log" 2>&1 ||
 		{ tail -n 20 "$BUILD/apt-qemu.log" >&2; die "installing QEMU from bookworm-backports failed (log: ${BUILD#"$ROOT"/}/apt-qemu.log)"; }
 	have=$(qemu_version)
@@ -51,11 +52,9 @@ qemu_from_backports() {
 main() {
 	command -v apt-get >/dev/null || die "this needs Debian's apt-get (Debian 12 bookworm)"
 	local todo
-	sudo=()
-	[ "$(id -u)" = 0 ] || sudo=(sudo)
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		log "adding dpkg architecture arm64"
-		"${sudo[@]}" dpkg --add-architecture arm64
+		as_root dpkg --add-architecture arm64
 		rm -f "$BUILD/.apt-updated"
 	fi
 	todo=$(missing "${HOST_PKGS[@]}" "${ARM64_PKGS[@]}")
@@ -64,12 +63,12 @@ main() {
 		return
 	fi
 	log "apt-get update"
-	"${sudo[@]}" apt-get update -q >/dev/null || die "apt-get update failed"
+	as_root apt-get update -q >/dev/null || die "apt-get update failed"
 	mkdir -p "$BUILD" && touch "$BUILD/.apt-updated"
 	if [ -n "$todo" ]; then
 		log "installing: $(echo $todo)"
 		# shellcheck disable=SC2086 # a list of package names
-		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends $todo >"$BUILD/apt-install.log" 2>&1 ||
 			{ tail -n 20 "$BUILD/apt-install.log" >&2; die "apt-get install failed (log: build/apt-install.log)"; }
 	fi

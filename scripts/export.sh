@@ -2,10 +2,11 @@
 # Export branch "series" of build/BASE/linux (base..series) to patches/BASE
 # with git format-patch, and rewrite patches/BASE/series.  The cover letter
 # (0000-cover-letter.patch) takes its subject and text from
-# patches/BASE/cover-letter.txt.  With SEND=1 (an export meant for sending),
-# the placeholder identity of config/author.env is refused.  Output is stable: no commit ids, no version
-# signature, and the cover letter dated like the last patch, so nothing
-# changes in patches/ when the series did not.
+# patches/BASE/cover-letter.txt.  With SEND=1 (an export meant for
+# sending), the placeholder identity of config/author.env is refused.
+# Output is stable: no commit ids, no version signature, and the cover
+# letter dated like the last patch, so nothing changes in patches/BASE when
+# the series did not.
 . "$(dirname "$0")/lib.sh"
 
 # recipients DIR: add To: (the M: entries of every MAINTAINERS section the

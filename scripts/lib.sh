@@ -43,6 +43,15 @@ log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${0##*/}" "$*" >&2; }
 # die MSG...: print the cause and stop the run (exit 1).
 die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
+# as_root CMD...: run CMD as root (through sudo unless we are root).
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
 # need_cmd CMD...: stop with a message naming the first missing command.
 need_cmd() {
 	local c
@@ -121,9 +130,7 @@ apt_conf() {
 	if [ -z "$(find "$dir/stamp" -mmin -1440 2>/dev/null)" ] ||
 	   ! cmp -s "$dir/testbed.list" "$dir/stamp"; then
 		log "apt-get update for $name ($*)"
-		local sudo=()
-		[ "$(id -u)" = 0 ] || sudo=(sudo)
-		"${sudo[@]}" apt-get "${APT_OPTS[@]}" update -q >"$dir/update.log" 2>&1 ||
+		as_root apt-get "${APT_OPTS[@]}" update -q >"$dir/update.log" 2>&1 ||
 			{ tail -n 20 "$dir/update.log" >&2; die "apt-get update for $name failed (log: ${dir#"$ROOT"/}/update.log)"; }
 		cp "$dir/testbed.list" "$dir/stamp"
 	fi
@@ -226,7 +233,8 @@ kconfig_merge() {
 # tree SRC's tools/testing/selftests/bpf for ARCH (arm64 or x86_64; CROSS
 # the cross-compiler prefix, empty for the host) into OUT/bench, with SRC's
 # UAPI headers installed into HDRS (kbuild objects in UAPI_OBJ) and the BTF
-# of VMLINUX; BPF objects with clang$BPF_LLVM (config/base/BASE.env).
+# of VMLINUX; BPF objects with clang$BPF_LLVM, and BPF_MAKE_ARGS (split
+# into words) passed on (config/base/BASE.env).
 # Output on stdout and stderr; returns make's status.
 bpf_bench() {
 	local src=$1 arch=$2 cross=$3 vmlinux=$4 hdrs=$5 uobj=$6 out=$7
