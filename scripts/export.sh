@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Export branch "series" of build/BASE/linux (base..series) to patches/BASE
-# with git format-patch, and rewrite patches/BASE/series.  The cover letter
-# (0000-cover-letter.patch) takes its subject and text from
-# patches/BASE/cover-letter.txt.  With SEND=1 (an export meant for
-# sending), the placeholder identity of config/author.env is refused.
+# with git format-patch, and rewrite patches/BASE/series.  The queue is sent
+# as the series patches/BASE/sets names (scripts/lib.sh load_sets), each in
+# its own folder with its own numbering, subject prefix, cover letter
+# (0000-cover-letter.patch, from the folder's cover-letter.txt: subject,
+# blank line, text), recipients and base-commit:; without a sets file the
+# whole queue is one series in patches/BASE.  With SEND=1 (an export meant
+# for sending), the placeholder identity of config/author.env is refused.
 # Output is stable: no commit ids, no version signature, and the cover
 # letter dated like the last patch, so nothing changes in patches/BASE when
 # the series did not.
@@ -45,6 +48,41 @@ header() {
 	awk -v h="$1" 'NR == 1 { printf "%s: %s", h, $0; next } { printf ",\n %s", $0 } END { print "" }' <<<"$2"
 }
 
+# export_set I FIRST LAST OUT: format-patch the commits FIRST..LAST (ids;
+# FIRST included) of series I of load_sets into folder OUT, with its cover
+# letter, subject prefix and base-commit: (plus prerequisite-patch-id: for
+# the series it stacks on).  A series that needs only the base is formatted
+# from a copy of its commits on the base.
+export_set() {
+	local i=$1 first=$2 last=$3 out=$4 txt from tip wt=$BUILD/export-wt last_date
+	txt=$PATCHES/${SET_DIR[i]}/cover-letter.txt
+	[ -f "$txt" ] || die "no ${txt#"$ROOT"/}: the cover letter of series ${SET_DIR[i]}"
+	from=$first^ tip=$last
+	if [ "${SET_NEEDS[i]}" = base ] && [ "$(git -C "$KREPO" rev-parse "$first^")" != "$(git -C "$KREPO" rev-parse base)" ]; then
+		git -C "$KREPO" worktree remove -f "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+		git -C "$KREPO" worktree prune
+		git -C "$KREPO" worktree add -q --detach "$wt" base
+		git -C "$wt" cherry-pick "$first^..$last" >/dev/null 2>&1 ||
+			die "series ${SET_DIR[i]} is marked 'base' in patches/$BASE/sets but does not apply on the base alone"
+		from=base tip=$(git -C "$wt" rev-parse HEAD)
+		git -C "$KREPO" worktree remove -f "$wt"
+	fi
+	# format-patch takes the cover letter from the description of the
+	# branch it formats
+	git -C "$KREPO" branch -f export-set "$tip"
+	git -C "$KREPO" config branch.export-set.description "$(cat "$txt")"
+	mkdir -p "$out"
+	# blank context lines as empty lines, not " ": checkpatch run on a
+	# git-tracked patch file checks it as a source file and flags " "
+	git -C "$KREPO" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --no-numbered-files \
+		--cover-letter --cover-from-description=subject --base=base \
+		--subject-prefix="${SET_PREFIX[i]}" -o "$out" "$from..export-set"
+	git -C "$KREPO" branch -D -q export-set
+	last_date=$(grep -m1 '^Date: ' "$(ls "$out"/0*.patch | tail -n1)")
+	sed -i "s/^Date: .*/$last_date/" "$out/0000-cover-letter.patch"
+	recipients "$out"
+}
+
 main() {
 	need_cmd git
 	if [ "${SEND:-0}" = 1 ] && [ "$SERIES_AUTHOR_EMAIL" = "$PLACEHOLDER_EMAIL" ]; then
@@ -55,27 +93,33 @@ main() {
 		die "build/linux has uncommitted changes: commit them to branch series first"
 	[ "$(git -C "$KREPO" symbolic-ref -q --short HEAD)" = series ] ||
 		log "note: build/linux is not on branch series; exporting series anyway"
-	local n tmp=$BUILD/export.tmp last_date
-	n=$(git -C "$KREPO" rev-list --count base..series)
+	local n i at=0 sum=0 tmp=$BUILD/export.tmp commits
+	mapfile -t commits < <(git -C "$KREPO" rev-list --reverse base..series)
+	n=${#commits[@]}
 	[ "$n" -gt 0 ] || die "branch series has no commits on top of base"
-	git -C "$KREPO" config branch.series.description "$(cat "$PATCHES/cover-letter.txt")"
+	load_sets
+	[ -f "$PATCHES/sets" ] || SET_COUNT=("$n")
+	for i in "${!SET_COUNT[@]}"; do sum=$((sum + SET_COUNT[i])); done
+	[ "$sum" = "$n" ] || die "patches/$BASE/sets counts $sum patches, branch series has $n"
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	# blank context lines as empty lines, not " ": checkpatch run on a
-	# git-tracked patch file checks it as a source file and flags " "
-	git -C "$KREPO" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --no-numbered-files \
-		--cover-letter --cover-from-description=subject \
-		-o "$tmp" base..series
-	last_date=$(grep -m1 '^Date: ' "$(ls "$tmp"/0*.patch | tail -n1)")
-	sed -i "s/^Date: .*/$last_date/" "$tmp/0000-cover-letter.patch"
-	recipients "$tmp"
-	rm -f "$PATCHES"/*.patch
-	mv "$tmp"/*.patch "$PATCHES/"
+	for i in "${!SET_DIR[@]}"; do
+		export_set "$i" "${commits[at]}" "${commits[at + SET_COUNT[i] - 1]}" "$tmp/${SET_DIR[i]}"
+		at=$((at + SET_COUNT[i]))
+	done
 	{
 		echo "# The series, applied in this order by scripts/tree.sh (git am)."
-		(cd "$PATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
-	} > "$PATCHES/series"
-	rmdir "$tmp"
-	log "exported $n patches to patches/$BASE (and the cover letter)"
+		for i in "${!SET_DIR[@]}"; do
+			(cd "$tmp/${SET_DIR[i]}" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter' |
+				sed "s|^|${SET_DIR[i]}/|; s|^\./||")
+		done
+	} > "$tmp/series"
+	for i in "${!SET_DIR[@]}"; do
+		rm -f "$PATCHES/${SET_DIR[i]}"/*.patch
+		mv "$tmp/${SET_DIR[i]}"/*.patch "$PATCHES/${SET_DIR[i]}/"
+	done
+	mv "$tmp/series" "$PATCHES/series"
+	rm -rf "$tmp"
+	log "exported $n patches to patches/$BASE as ${#SET_DIR[@]} series (each with its cover letter)"
 }
 
 main "$@"

@@ -36,6 +36,9 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
 . "$ROOT/config/author.env"
 export GIT_AUTHOR_NAME=$SERIES_AUTHOR_NAME GIT_AUTHOR_EMAIL=$SERIES_AUTHOR_EMAIL
 export GIT_COMMITTER_NAME=$SERIES_AUTHOR_NAME GIT_COMMITTER_EMAIL=$SERIES_AUTHOR_EMAIL
+# The identity of the base commit (scripts/tree.sh), whatever the author's.
+BASE_IMPORT_NAME="Arm64 Uprobes Team"
+BASE_IMPORT_EMAIL=arm64-uprobes@example.org
 
 # log MSG...: progress line on stderr, prefixed with the script name and time.
 log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${0##*/}" "$*" >&2; }
@@ -164,6 +167,28 @@ load_series() {
 		[ -f "$PATCHES/$p" ] || die "patches/$BASE/series names '$p', which does not exist"
 		SERIES+=("$PATCHES/$p")
 	done < "$PATCHES/series"
+}
+
+# load_sets: the series the queue is sent as, from PATCHES/sets (one line
+# each, in queue order: folder, number of patches, "stack" if it applies on
+# the series before it or "base" if on the base alone, subject prefix).
+# Without that file the whole queue is one series in PATCHES itself.
+# Sets SET_DIR, SET_COUNT, SET_NEEDS and SET_PREFIX (arrays, one entry a
+# series).
+load_sets() {
+	local dir count needs prefix
+	SET_DIR=() SET_COUNT=() SET_NEEDS=() SET_PREFIX=()
+	if [ ! -f "$PATCHES/sets" ]; then
+		SET_DIR=(.) SET_COUNT=(0) SET_NEEDS=(stack) SET_PREFIX=(PATCH)
+		return
+	fi
+	while read -r dir count needs prefix; do
+		case $dir in '' | '#'*) continue ;; esac
+		[[ $count =~ ^[1-9][0-9]*$ ]] && [[ $needs =~ ^(stack|base)$ ]] && [ -n "$prefix" ] ||
+			die "patches/$BASE/sets: bad line '$dir $count $needs $prefix' (want: folder count stack|base prefix)"
+		SET_DIR+=("$dir") SET_COUNT+=("$count") SET_NEEDS+=("$needs") SET_PREFIX+=("$prefix")
+	done < "$PATCHES/sets"
+	[ "${#SET_DIR[@]}" -gt 0 ] || die "patches/$BASE/sets names no series"
 }
 
 # ksrc_at REF: make the build worktree hold REF (a commit of build/linux),

@@ -42,6 +42,11 @@ unpack_base() {
 	git -C "$KREPO.tmp" init -q -b base-import
 	git -C "$KREPO.tmp" config core.autocrlf false
 	git -C "$KREPO.tmp" add -A -f
+	# Fixed identity and dates: the same source gives the same commit id on
+	# every machine, whoever the series' author is, so that a cover
+	# letter's base-commit: names it.
+	GIT_AUTHOR_NAME="$BASE_IMPORT_NAME" GIT_AUTHOR_EMAIL="$BASE_IMPORT_EMAIL" \
+	GIT_COMMITTER_NAME="$BASE_IMPORT_NAME" GIT_COMMITTER_EMAIL="$BASE_IMPORT_EMAIL" \
 	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
 		git -C "$KREPO.tmp" commit -q -m "Linux $(make -s -C "$KREPO.tmp" kernelversion) from Debian $LINUX_SOURCE_PKG $ver"
 	git -C "$KREPO.tmp" tag base

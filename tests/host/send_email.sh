@@ -1,25 +1,43 @@
 #!/usr/bin/env bash
-# TAP: a dry run of sending the exported series (git send-email --dry-run,
-# offline) goes through for the cover letter and every patch, threads them
-# to the cover letter, and addresses every mail to the recipients that the
-# export step took from scripts/get_maintainer.pl (To:/Cc: of the cover).
+# TAP: a dry run of sending each series of the queue (patches/BASE/sets, or
+# the whole queue) with git send-email --dry-run (offline): it goes through
+# for the cover letter and every patch, threads the patches to the cover
+# letter, and addresses every mail to the recipients that the export step
+# took from scripts/get_maintainer.pl (To:/Cc: of the cover letter).  Each
+# cover letter names the base (base-commit:, the id of tag base).
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-cover=$PATCHES/0000-cover-letter.patch
-load_series
-files=("$cover" "${SERIES[@]}")
-out=$(cd "$BUILD" && GIT_SEND_EMAIL_NOTTY=1 git send-email --dry-run --confirm=never \
-	--to-cover --cc-cover --in-reply-to= \
-	--from "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" "${files[@]}" 2>&1 </dev/null) || true
-want=${#files[@]}
-first_to=$(sed -n 's/^To: \([^,]*\).*/\1/p' "$cover" | head -n1)
-ok=$(grep -c '^Dry-OK' <<<"$out" || true)
-[ "$ok" = "$want" ] && echo "ok 1 - send-email dry run: $ok of $want mails" ||
-	{ echo "not ok 1 - send-email dry run: $ok of $want mails"; tail -n 5 <<<"$out" | sed 's/^/# /'; }
-to=$(grep -c "^To: ${first_to//[/\\[}" <<<"$out" || true)
-[ -n "$first_to" ] && [ "$to" = "$want" ] &&
-	echo "ok 2 - send-email dry run: every mail to the maintainers ($first_to, ...)" ||
-	echo "not ok 2 - send-email dry run: $to of $want mails to '${first_to:-nobody}'"
-replies=$(grep -c '^In-Reply-To: ' <<<"$out" || true)
-[ "$replies" = $((want - 1)) ] && echo "ok 3 - send-email dry run: patches thread to the cover letter" ||
-	echo "not ok 3 - send-email dry run: $replies of $((want - 1)) patches reply to the cover letter"
+n=0
+# ok COND MSG: one TAP line.
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# dry_run DIR: the checks of one series, in patches/BASE/DIR.
+dry_run() {
+	local dir=$1 cover files out want first_to got base
+	cover=$PATCHES/$dir/0000-cover-letter.patch
+	[ -f "$cover" ] || { ok 0 "send-email $dir: no cover letter ${cover#"$ROOT"/}"; return; }
+	mapfile -t files < <(ls "$PATCHES/$dir"/[0-9][0-9][0-9][0-9]-*.patch)
+	out=$(cd "$BUILD" && GIT_SEND_EMAIL_NOTTY=1 git send-email --dry-run --confirm=never \
+		--to-cover --cc-cover --in-reply-to= \
+		--from "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" "${files[@]}" 2>&1 </dev/null) || true
+	want=${#files[@]}
+	got=$(grep -c '^Dry-OK' <<<"$out" || true)
+	ok "$([ "$got" = "$want" ] && echo 1)" "send-email $dir: dry run, $got of $want mails"
+	[ "$got" = "$want" ] || tail -n 5 <<<"$out" | sed 's/^/# /'
+	first_to=$(sed -n 's/^To: \([^,]*\).*/\1/p' "$cover" | head -n1)
+	got=$(grep -c "^To: ${first_to//[/\\[}" <<<"$out" || true)
+	ok "$([ -n "$first_to" ] && [ "$got" = "$want" ] && echo 1)" \
+		"send-email $dir: $got of $want mails to the maintainers (${first_to:-nobody}, ...)"
+	got=$(grep -c '^In-Reply-To: ' <<<"$out" || true)
+	ok "$([ "$got" = $((want - 1)) ] && echo 1)" "send-email $dir: $got of $((want - 1)) patches thread to the cover letter"
+	base=$(git -C "$KREPO" rev-parse base)
+	ok "$(grep -qx "base-commit: $base" "$cover" && echo 1)" "send-email $dir: the cover letter names base-commit: $base"
+}
+
+load_sets
+for d in "${SET_DIR[@]}"; do
+	dry_run "$d"
+done

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # TAP: the queue in patches/ applies with `git am`, in series order, on a
-# fresh checkout of the base (independent of build/src and its stamps).
+# fresh checkout of the base (independent of build/src and its stamps);
+# and each series that patches/BASE/sets marks "base" applies on the base
+# alone.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 wt=$BUILD/check-am
@@ -26,4 +28,18 @@ if [ "$bad" = 0 ] && [ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$K
 else
 	echo "not ok $n - series: applied queue differs from branch queue (run make tree)"
 fi
+load_sets
+for i in "${!SET_DIR[@]}"; do
+	[ "${SET_NEEDS[i]}" = base ] || continue
+	n=$((n + 1))
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	git -C "$wt" checkout -q --detach -f base
+	mapfile -t set_patches < <(ls "$PATCHES/${SET_DIR[i]}"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter\.patch$')
+	if git -C "$wt" am -q --keep-cr "${set_patches[@]}" >/dev/null 2>&1; then
+		echo "ok $n - series: ${SET_DIR[i]} applies on the base alone"
+	else
+		echo "not ok $n - series: ${SET_DIR[i]} does not apply on the base alone"
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+	fi
+done
 git -C "$KREPO" worktree remove -f "$wt"
