@@ -63,7 +63,7 @@ bisect: rootfs
 # Share of the function entries of some Debian arm64 packages that a uprobe
 # handles with one exception, base vs patched (scripts/coverage.py).
 coverage: deps
-	@$(S)/coverage.py
+	@$(S)/coverage.sh
 
 # Export branch "series" of build/BASE/linux to patches/BASE (git format-patch).
 export:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Coverage of function entries: which share of the exported functions of
-some Debian bookworm arm64 packages a uprobe on the entry handles with one
+some Debian arm64 packages (bookworm, or trixie with --suite) a uprobe on
+the entry handles with one
 exception (the kernel simulates the first instruction), on the base kernel
 and on the patched one, and which instruction classes are still stepped out
 of line (two exceptions) or rejected.
@@ -34,7 +35,7 @@ decode-insn.c with the masks of arch/arm64/include/asm/insn.h):
   stepped    INSN_GOOD: stepped out of line, two exceptions
   rejected   INSN_REJECTED: the probe cannot be placed
 "base" is tag base of build/linux (Debian 6.12); "patched" is the series:
-nop simulated, and for uprobes bti, the stp x29,x30 push and the
+nop simulated, and for uprobes bti, paciasp/pacibsp, the stp x29,x30 push and the
 register-only ADD/SUB (immediate), MOV (register), MOVZ/MOVN, the LR push
 STR x30, [sp, #imm]! and LDR (immediate, unsigned offset, Xn not SP).
 
@@ -62,6 +63,13 @@ WORK = os.path.join(BUILD, "coverage")
 # a symlink to redis-check-rdb of redis-tools: the redis binaries are there.
 DEFAULT_PACKAGES = ("libc6", "bash", "coreutils", "grep", "redis-tools", "libssl3",
                     "python3.11-minimal", "libstdc++6", "zlib1g")
+# The same programs in Debian 13 (trixie), built with
+# -mbranch-protection=standard: their names there.
+SUITE_PACKAGES = {
+    "bookworm": DEFAULT_PACKAGES,
+    "trixie": ("libc6", "bash", "coreutils", "grep", "redis-tools", "libssl3t64",
+               "python3.13-minimal", "libstdc++6", "zlib1g"),
+}
 
 # --go: esbuild is a Go program (Go 1.19 in bookworm), 4.9 MB.
 DEFAULT_GO_PACKAGES = ("esbuild",)
@@ -185,6 +193,11 @@ def _is_stp_fp_lr_sp_64b(insn):
             and insn & 0x1f == REG_FP and (insn >> 10) & 0x1f == REG_LR)
 
 
+def _is_pac_sp(insn):
+    # PACIASP, PACIBSP: simulated for uprobes (uprobes.c of the series)
+    return is_("hint", insn) and insn & 0xFE0 in (HINT["PACIASP"], HINT["PACIBSP"])
+
+
 def _is_added_now(insn):
     # The register-only forms, the LR push and the LDR of the uprobe simulation (insn.h of the series:
     # aarch64_insn_is_add_sub_imm_noflags, _mov_reg, _movz_movn): ADD/SUB
@@ -217,7 +230,8 @@ def verdict(insn, kernel):
         return _decode(insn, patched=False)
     if kernel != "patched":
         raise ValueError("kernel must be base or patched, not %r" % (kernel,))
-    if is_("bti", insn) or _is_stp_fp_lr_sp_64b(insn) or _is_added_now(insn):
+    if is_("bti", insn) or _is_pac_sp(insn) or _is_stp_fp_lr_sp_64b(insn) \
+            or _is_added_now(insn):
         return "simulated"
     return _decode(insn, patched=True)
 
@@ -713,11 +727,16 @@ def main(argv):
     """Parse argv (without the program name), run; returns the exit code."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     which = ap.add_mutually_exclusive_group()
-    which.add_argument("--packages", nargs="+", metavar="PKG", default=list(DEFAULT_PACKAGES),
-                       help="Debian arm64 packages (default: %(default)s)")
+    which.add_argument("--packages", nargs="+", metavar="PKG",
+                       help="Debian arm64 packages (default: the suite's, %s for bookworm)"
+                       % " ".join(DEFAULT_PACKAGES))
     which.add_argument("--go", nargs="*", metavar="PKG",
                        help="Debian arm64 packages of Go programs: entries from .gopclntab "
                        "(default: %s)" % " ".join(DEFAULT_GO_PACKAGES))
+    ap.add_argument("--suite", choices=sorted(SUITE_PACKAGES), default="bookworm",
+                    help="the Debian suite, for the default packages and the cache folder; "
+                    "one other than the machine's own needs APT_CONFIG naming a private "
+                    "apt configuration for it (scripts/coverage.sh makes one)")
     ap.add_argument("--classify", nargs="+", metavar="HEX",
                     help="print insn, base verdict, patched verdict, class; download nothing")
     args = ap.parse_args(argv)
@@ -733,8 +752,15 @@ def main(argv):
                                           verdict(insn, "patched"), insn_class(insn)))
         return 0
     need_tools(("apt-get", "dpkg-deb", CROSS + "readelf"))
+    global WORK
+    if args.suite != "bookworm":
+        if not os.environ.get("APT_CONFIG"):
+            die("--suite %s needs APT_CONFIG naming a private apt configuration for it: "
+                "run scripts/coverage.sh (make coverage)" % args.suite)
+        WORK = os.path.join(WORK, args.suite)
     go = args.go is not None
-    pkgs = (args.go or list(DEFAULT_GO_PACKAGES)) if go else args.packages
+    pkgs = (args.go or list(DEFAULT_GO_PACKAGES)) if go else \
+        (args.packages or list(SUITE_PACKAGES[args.suite]))
     per, files, words = scan(pkgs, go_entries if go else entries)
     if go and not sum(files.values()):
         die("no Go binary (AArch64 ELF file with a .gopclntab section) in %s" % " ".join(pkgs))

@@ -11,7 +11,8 @@
  * "push-at-nop" has the push target's body behind a nop and is probed on
  * the nop: on a kernel that simulates both, push minus push-at-nop is what
  * simulating the push costs over simulating a nop, the user-mode work
- * being the same.
+ * being the same.  "pac" is the push behind paciasp, with autiasp before
+ * its ret, as a function built with -mbranch-protection=standard starts.
  *
  * A measurement helper for scripts/probe_cost.sh, not a test.
  */
@@ -23,7 +24,8 @@
 
 #define MAX_REPS 32
 
-void pc_ret(void), pc_nop(void), pc_push(void), pc_push_at_nop(void), pc_xol(void);
+void pc_ret(void), pc_nop(void), pc_push(void), pc_push_at_nop(void), pc_xol(void),
+	pc_pac(void);
 
 /* The bench's targets, and the push body behind a nop. */
 asm(".text\n"
@@ -55,6 +57,17 @@ asm(".text\n"
     ".globl pc_xol\n.type pc_xol, %function\n"
     "pc_xol:\n"
     "	mul x0, x0, x0\n"
+    "	ret\n"
+    /* the push body behind paciasp, as -mbranch-protection=standard builds it */
+    ".globl pc_pac\n.type pc_pac, %function\n"
+    "pc_pac:\n"
+    "	hint #25\n"		/* paciasp */
+    "	stp x29, x30, [sp, #-16]!\n"
+    "	mov x29, sp\n"
+    "	bl pc_noop\n"
+    "	mov w0, #1\n"
+    "	ldp x29, x30, [sp], #16\n"
+    "	hint #29\n"		/* autiasp */
     "	ret\n");
 
 /*
@@ -67,7 +80,7 @@ static const struct {
 	bool ret;
 } targets[] = {
 	{ "ret", pc_ret }, { "nop", pc_nop }, { "push", pc_push },
-	{ "push-at-nop", pc_push_at_nop }, { "xol", pc_xol },
+	{ "push-at-nop", pc_push_at_nop }, { "xol", pc_xol }, { "pac", pc_pac },
 	{ "uret-nop", pc_nop, true }, { "uret-xol", pc_xol, true },
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))

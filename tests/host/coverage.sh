@@ -34,7 +34,8 @@ KNOWN=$(cat <<'EOF'
 0xb1000400 stepped stepped adds x0, x0, #1
 0x12c00000 stepped stepped movn w0, #0, lsl #32 (unallocated)
 0xd503241f stepped simulated bti
-0xd503233f stepped stepped paciasp
+0xd503233f stepped simulated paciasp
+0xd503237f stepped simulated pacibsp
 0xa93f7bfd stepped stepped stp x29, x30, [sp, #-16] (no writeback)
 0xf81f0ffe stepped simulated str x30, [sp, #-16]!
 0xf81f07fe stepped stepped str x30, [sp], #-16 (post-index)
