@@ -109,8 +109,7 @@ main() {
 	{
 		echo "# The series, applied in this order by scripts/tree.sh (git am)."
 		for i in "${!SET_DIR[@]}"; do
-			(cd "$tmp/${SET_DIR[i]}" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter' |
-				sed "s|^|${SET_DIR[i]}/|; s|^\./||")
+			set_patches "$tmp/${SET_DIR[i]}" | sed "s|^$tmp/||; s|^\./||"
 		done
 	} > "$tmp/series"
 	for i in "${!SET_DIR[@]}"; do

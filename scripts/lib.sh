@@ -191,6 +191,12 @@ load_sets() {
 	[ "${#SET_DIR[@]}" -gt 0 ] || die "patches/$BASE/sets names no series"
 }
 
+# set_patches FOLDER: the patch files in FOLDER, in order, without the
+# cover letter (one path a line).
+set_patches() {
+	ls "$1"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter\.patch$'
+}
+
 # ksrc_at REF: make the build worktree hold REF (a commit of build/linux),
 # touching only the files that differ, so incremental builds stay small.
 ksrc_at() {

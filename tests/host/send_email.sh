@@ -19,7 +19,7 @@ dry_run() {
 	local dir=$1 cover files out want first_to got base
 	cover=$PATCHES/$dir/0000-cover-letter.patch
 	[ -f "$cover" ] || { ok 0 "send-email $dir: no cover letter ${cover#"$ROOT"/}"; return; }
-	mapfile -t files < <(ls "$PATCHES/$dir"/[0-9][0-9][0-9][0-9]-*.patch)
+	mapfile -t files < <(echo "$cover"; set_patches "$PATCHES/$dir")
 	out=$(cd "$BUILD" && GIT_SEND_EMAIL_NOTTY=1 git send-email --dry-run --confirm=never \
 		--to-cover --cc-cover --in-reply-to= \
 		--from "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" "${files[@]}" 2>&1 </dev/null) || true

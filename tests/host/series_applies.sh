@@ -34,8 +34,8 @@ for i in "${!SET_DIR[@]}"; do
 	n=$((n + 1))
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
 	git -C "$wt" checkout -q --detach -f base
-	mapfile -t set_patches < <(ls "$PATCHES/${SET_DIR[i]}"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter\.patch$')
-	if git -C "$wt" am -q --keep-cr "${set_patches[@]}" >/dev/null 2>&1; then
+	mapfile -t files < <(set_patches "$PATCHES/${SET_DIR[i]}")
+	if git -C "$wt" am -q --keep-cr "${files[@]}" >/dev/null 2>&1; then
 		echo "ok $n - series: ${SET_DIR[i]} applies on the base alone"
 	else
 		echo "not ok $n - series: ${SET_DIR[i]} does not apply on the base alone"
