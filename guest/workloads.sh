@@ -1,17 +1,23 @@
 #!/bin/bash
 # Guest side of `make workloads` (scripts/workloads.sh): Debian's grep, and
 # redis-benchmark GET/SET against redis-server on loopback, each without a
-# probe and with a uprobe (tracefs uprobe_events) on a hot function whose
-# first instruction is stp x29, x30, [sp, #imm]!.
-#   workloads.sh GREP_LINES REDIS_REQUESTS
-# The function: of the BL targets that start with that stp (found by
-# disassembly on the host, /testbed/workloads/<prog>.cand: "offset word
-# name"), the one with the most hits in a short profiling run.
+# probe and with a uprobe (tracefs uprobe_events) on a hot function entry.
+#   workloads.sh GREP_LINES REDIS_REQUESTS [RELEASE...]
+# RELEASE (default: 12 13): whose grep and redis-server run.
+#   12: Debian 12's, from the guest's own userland; the function starts with
+#       stp x29, x30, [sp, #imm]!;
+#   13: Debian 13's, built with branch protection, in /trixie with their own
+#       libraries (chroot); the function starts with paciasp or pacibsp.
+# The function: of the BL targets that start that way (found by disassembly
+# on the host, /testbed/workloads/<prog>.cand: "offset word name"), the one
+# with the most hits in a short profiling run.
 # Output (parsed by scripts/workloads.sh):
 #   TESTBED-WL probe PROG FILE OFFSET WORD NAME PROFILE-HITS
 #   TESTBED-WL result WORKLOAD CASE VALUE HITS
-# VALUE: seconds (grep) or requests/s (redis-get, redis-set); CASE: none or
-# probe; HITS: probe hits during the run (0 for none).
+# PROG: grep, redis (12), grep-13, redis-13 (13); WORKLOAD: grep,
+# redis-set, redis-get, grep-13, redis-13-set, redis-13-get.  VALUE: seconds
+# (grep) or requests/s (redis); CASE: none or probe; HITS: probe hits during
+# the run (0 for none).
 # Any failure (a tool missing, a probe not accepted, a result missing or a
 # grep whose output changed under the probe) ends the job with a message.
 set -euo pipefail
@@ -20,13 +26,47 @@ shopt -s inherit_errexit
 
 TRACING=/sys/kernel/tracing
 CAND=/testbed/workloads
-GREP=/bin/grep
-REDIS=/usr/bin/redis-check-rdb		# /usr/bin/redis-server links to it
 TEXT=/tmp/words.txt
 PORT=6379
+# Set by use_release: the release's root ("" or /trixie), program name
+# suffix, and its grep and redis-server (paths in that root; redis-server
+# links to redis-check-rdb).
+ROOTDIR= SUFFIX= GREP= REDIS=
 
 # die MSG: the cause, on stderr (also inside $(...)), and stop.
 die() { echo "TESTBED-WL error: $*" >&2; exit 1; }
+
+# use_release N: the programs of Debian N (12 or 13), see the header.  13's
+# root gets /dev, /proc and /tmp (the grep text, redis' log) bound in.
+use_release() {
+	case $1 in
+	12) ROOTDIR= SUFFIX= GREP=/bin/grep ;;
+	13)
+		ROOTDIR=/trixie SUFFIX=-13 GREP=/usr/bin/grep
+		local d
+		for d in dev proc tmp; do
+			# (BusyBox has no mountpoint)
+			awk -v m="$ROOTDIR/$d" '$2 == m { f = 1 } END { exit !f }' /proc/mounts ||
+				mount -o bind "/$d" "$ROOTDIR/$d" ||
+				die "cannot bind /$d into $ROOTDIR"
+		done
+		;;
+	*) die "no release '$1' (12 or 13)" ;;
+	esac
+	REDIS=/usr/bin/redis-check-rdb
+	require "$ROOTDIR$GREP"
+	require "$ROOTDIR$REDIS"
+	[ -e "$ROOTDIR/usr/bin/redis-server" ] || die "$ROOTDIR/usr/bin/redis-server missing"
+}
+
+# run_in CMD...: CMD, a path in the release's root, run there.
+run_in() {
+	if [ -n "$ROOTDIR" ]; then
+		chroot "$ROOTDIR" "$@"
+	else
+		"$@"
+	fi
+}
 
 # require FILE: FILE is an ELF executable of its Debian package, not BusyBox.
 require() {
@@ -106,7 +146,7 @@ profile() {
 # back-reference (so grep runs its regex matcher, not only its DFA, on the
 # lines that may match: about 50 us a line under TCG); prints the count of
 # matching lines.
-grep_count() { "$GREP" -c -i -E '(th|qu)[a-z]*e\s.*\1' "$1"; }
+grep_count() { run_in "$GREP" -c -i -E '(th|qu)[a-z]*e\s.*\1' "$1"; }
 
 # make_text LINES: a deterministic text of LINES lines (rounded up to a
 # multiple of 10000) of 10 words each: a block of 10000 lines made by a
@@ -138,7 +178,7 @@ make_text() {
 measure_grep() {
 	local t0 t1 out ref case h
 	for case in none probe; do
-		[ "$case" = none ] || probe_on "$GREP" "$1"
+		[ "$case" = none ] || probe_on "$ROOTDIR$GREP" "$1"
 		t0=$(now)
 		out=$(grep_count "$TEXT")
 		t1=$(now)
@@ -146,7 +186,7 @@ measure_grep() {
 		[ "$case" = none ] || h=$(probe_off)
 		ref=${ref:-$out}
 		[ "$out" = "$ref" ] || die "grep printed $out with the probe, $ref without"
-		echo "TESTBED-WL result grep $case $(elapsed "$t0" "$t1") $h"
+		echo "TESTBED-WL result grep$SUFFIX $case $(elapsed "$t0" "$t1") $h"
 	done
 }
 
@@ -170,20 +210,21 @@ measure_redis() {
 	local op case rps h
 	for op in set get; do
 		for case in none probe; do
-			[ "$case" = none ] || probe_on "$REDIS" "$2"
+			[ "$case" = none ] || probe_on "$ROOTDIR$REDIS" "$2"
 			rps=$(bench_redis "$op" "$1")
 			h=0
 			[ "$case" = none ] || h=$(probe_off)
-			echo "TESTBED-WL result redis-$op $case $rps $h"
+			echo "TESTBED-WL result redis$SUFFIX-$op $case $rps $h"
 		done
 	done
 }
 
-# start_redis: redis-server on 127.0.0.1:PORT, no persistence; stops with
-# its log when it does not answer within 10 s.
+# start_redis: the release's redis-server on 127.0.0.1:PORT, no
+# persistence; stops with its log when it does not answer within 10 s.
+# stop_redis: shuts it down and waits until the port is free.
 start_redis() {
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-	redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no \
+	run_in /usr/bin/redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no \
 		--daemonize yes --dir /tmp --logfile /tmp/redis.log \
 		--ignore-warnings ARM64-COW-BUG
 	for _ in $(seq 50); do
@@ -194,30 +235,51 @@ start_redis() {
 	die "redis-server did not answer on port $PORT"
 }
 
-main() {
-	local lines=${1:-} requests=${2:-} p t
-	[[ "$lines" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$lines'"
-	[[ "$requests" =~ ^[1-9][0-9]*$ ]] || die "REDIS_REQUESTS must be a positive number, not '$requests'"
-	require "$GREP"
-	require "$REDIS"
-	for t in redis-server redis-benchmark redis-cli; do
-		command -v "$t" >/dev/null || die "$t missing from the guest (config/guest-packages)"
+stop_redis() {
+	redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true
+	for _ in $(seq 50); do
+		redis-cli -p "$PORT" ping >/dev/null 2>&1 || return 0
+		sleep 0.2
 	done
-	[ -w "$TRACING/uprobe_events" ] || die "no tracefs uprobe_events (CONFIG_UPROBE_EVENTS)"
-	echo "TESTBED-WL-BEGIN"
+	die "redis-server still answers on port $PORT after shutdown"
+}
 
-	make_text "$lines"
+# workloads LINES REQUESTS: grep, then Redis, of the release use_release
+# chose.
+workloads() {
+	local p
+	make_text "$1"
 	head -n 20000 "$TEXT" > /tmp/profile.txt
-	p=$(profile grep "$GREP" grep_count /tmp/profile.txt)
-	echo "TESTBED-WL probe grep $GREP $p"
+	p=$(profile "grep$SUFFIX" "$ROOTDIR$GREP" grep_count /tmp/profile.txt)
+	echo "TESTBED-WL probe grep$SUFFIX $ROOTDIR$GREP $p"
 	measure_grep "${p%% *}"
 	rm -f "$TEXT" /tmp/profile.txt
 
 	start_redis
-	p=$(profile redis "$REDIS" bench_both 2000)
-	echo "TESTBED-WL probe redis $REDIS $p"
-	measure_redis "$requests" "${p%% *}"
-	redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true
+	p=$(profile "redis$SUFFIX" "$ROOTDIR$REDIS" bench_both 2000)
+	echo "TESTBED-WL probe redis$SUFFIX $ROOTDIR$REDIS $p"
+	measure_redis "$2" "${p%% *}"
+	stop_redis
+}
+
+main() {
+	local lines=${1:-} requests=${2:-} t r
+	shift 2 || true
+	[[ "$lines" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$lines'"
+	[[ "$requests" =~ ^[1-9][0-9]*$ ]] || die "REDIS_REQUESTS must be a positive number, not '$requests'"
+	[ $# -gt 0 ] || set -- 12 13
+	for t in redis-benchmark redis-cli; do
+		command -v "$t" >/dev/null || die "$t missing from the guest (config/guest-packages)"
+	done
+	[ -w "$TRACING/uprobe_events" ] || die "no tracefs uprobe_events (CONFIG_UPROBE_EVENTS)"
+	for r in "$@"; do
+		use_release "$r"
+	done
+	echo "TESTBED-WL-BEGIN"
+	for r in "$@"; do
+		use_release "$r"
+		workloads "$lines" "$requests"
+	done
 	echo "TESTBED-WL-END"
 }
 

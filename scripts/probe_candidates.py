@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""List the functions of an AArch64 ELF file that a uprobe on the frame-record
-push would hit: the targets of BL instructions whose first instruction is
-stp x29, x30, [sp, #imm]! (64-bit, pre-index, base SP; the encoding
-aarch64_insn_is_stp_fp_lr_sp_64b() of the series accepts).
+"""List the functions of an AArch64 ELF file that a uprobe at their entry
+would hit, by their first instruction: the targets of BL instructions that
+start with
+  - stp: stp x29, x30, [sp, #imm]! (64-bit, pre-index, base SP; the
+    encoding aarch64_insn_is_stp_fp_lr_sp_64b() of the series accepts), the
+    entry of code built without branch protection;
+  - pac: paciasp or pacibsp, the entry of every function that saves LR in
+    code built with -mbranch-protection=standard (Debian 13).
 
-Usage: probe_candidates.py ELF
+Usage: probe_candidates.py [--entry stp|pac] ELF    (default: stp)
 Output, one line per function, sorted by address:
     0xOFFSET 0xWORD NAME
 OFFSET is the file offset (what a tracefs uprobe_events line takes), WORD
@@ -21,8 +25,13 @@ import subprocess
 import sys
 
 CROSS = os.environ.get("CROSS_COMPILE", "aarch64-linux-gnu-")
-# stp x29, x30, [sp, #imm]!: any imm7 (bits 21:15)
-STP_MASK, STP_VAL = 0xFFC07FFF, 0xA9807BFD
+# entry kind: (what it is called in messages, [(mask, value)] of the words)
+ENTRIES = {
+    # stp x29, x30, [sp, #imm]!: any imm7 (bits 21:15)
+    "stp": ("stp x29, x30, [sp, #imm]!", [(0xFFC07FFF, 0xA9807BFD)]),
+    # HINT #25 and HINT #27
+    "pac": ("paciasp or pacibsp", [(0xFFFFFFFF, 0xD503233F), (0xFFFFFFFF, 0xD503237F)]),
+}
 INSN_RE = re.compile(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s+(\S+)\s*([0-9a-f]*)")
 
 
@@ -68,9 +77,16 @@ def names(path):
 
 
 def main(argv):
-    if len(argv) != 2:
-        die("usage: probe_candidates.py ELF")
-    path = argv[1]
+    args = argv[1:]
+    kind = "stp"
+    if args[:1] == ["--entry"]:
+        if len(args) < 2 or args[1] not in ENTRIES:
+            die("--entry takes one of: %s" % ", ".join(ENTRIES))
+        kind, args = args[1], args[2:]
+    if len(args) != 1:
+        die("usage: probe_candidates.py [--entry stp|pac] ELF")
+    path = args[0]
+    what, patterns = ENTRIES[kind]
     try:
         with open(path, "rb") as f:
             magic = f.read(4)
@@ -88,9 +104,10 @@ def main(argv):
         if m.group(3) == "bl" and m.group(4):
             targets.add(int(m.group(4), 16))
     segs, syms = loads(path), names(path)
-    found = [a for a in sorted(targets) if words.get(a, 0) & STP_MASK == STP_VAL]
+    found = [a for a in sorted(targets)
+             if any(words.get(a, 0) & m == v for m, v in patterns)]
     if not found:
-        die("no BL target of %s starts with stp x29, x30, [sp, #imm]!" % path)
+        die("no BL target of %s starts with %s" % (path, what))
     for a in found:
         print("%#x %#010x %s" % (file_offset(segs, a), words[a], syms.get(a, "-")))
 

@@ -1,76 +1,119 @@
 #!/usr/bin/env bash
 # Assemble the guest initramfs (build/initramfs.cpio.gz):
-#   - Debian arm64 packages from config/guest-packages (apt-get download,
-#     dpkg-deb -x; cached in build/rootfs-base);
+#   - Debian 12 arm64 packages from config/guest-packages (the machine's
+#     own apt sources; apt-get download, dpkg-deb -x; cached in
+#     build/BASE/rootfs-base), the guest's userland;
+#   - Debian 13 arm64 packages from config/guest-packages.trixie (a private
+#     apt configuration, build/apt/guest-trixie), in /trixie: the
+#     branch-protected programs of `make workloads`, with their own
+#     libraries, run with chroot;
 #   - guest/ (init, sudo, check.sh, bench.sh, gowork.sh, workloads.sh) into /
 #     and /testbed, with the probe candidates of workloads.sh;
 #   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
 . "$(dirname "$0")/lib.sh"
 
-BASE=$BUILD/rootfs-base
+DEB12=$BUILD/rootfs-base
+TRIXIE=$BUILD/rootfs-trixie
 STAGE=$BUILD/rootfs
 OUTIMG=$BUILD/initramfs.cpio.gz
 
-packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/config/guest-packages"; }
+# packages LIST: the package names in config file LIST, without comments.
+packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1"; }
 
-# base_userland: download and unpack the packages, when the list changed.
-base_userland() {
-	local want dl=$BUILD/dl/arm64 p deb
-	want=$(packages | sha256sum | cut -d' ' -f1)
-	[ "$(cat "$BASE/.stamp" 2>/dev/null)" = "$want" ] && return
+# userland LIST DEST DL [APT_NAME SUITE]: download the arm64 packages of
+# config file LIST into DL (kept) and unpack them into DEST, when the list
+# changed; with APT_NAME and SUITE through that private apt configuration
+# (lib.sh apt_conf), else through the machine's own sources.  Stops with the
+# package's name when a download fails.
+userland() {
+	local list=$1 dest=$2 dl=$3 want p deb
+	want=$(packages "$list" | sha256sum | cut -d' ' -f1)
+	[ "$(cat "$dest/.stamp" 2>/dev/null)" = "$want" ] && return
 	dpkg --print-foreign-architectures | grep -qx arm64 ||
 		die "dpkg has no arm64 architecture: run 'make deps'"
+	APT_OPTS=()
+	[ $# -lt 5 ] || apt_conf "$4" 0 "$5"
 	mkdir -p "$dl"
-	rm -rf "$BASE" && mkdir -p "$BASE"
-	for p in $(packages); do
+	rm -rf "$dest" && mkdir -p "$dest"
+	for p in $(packages "$list"); do
 		deb=$(ls "$dl/${p}"_*_arm64.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$deb" ]; then
-			(cd "$dl" && apt-get download -q "$p:arm64" >/dev/null 2>&1) ||
-				die "apt-get download $p:arm64 failed (apt-get update? package name?)"
+			(cd "$dl" && apt-get "${APT_OPTS[@]}" download -q "$p:arm64" >/dev/null 2>&1) ||
+				die "apt-get download $p:arm64 failed (apt-get update? package name in ${list#"$ROOT"/}?)"
 			deb=$(ls "$dl/${p}"_*_arm64.deb | head -n1)
 		fi
-		dpkg-deb -x "$deb" "$BASE"
+		dpkg-deb -x "$deb" "$dest"
 		log "unpacked ${deb##*/}"
 	done
-	echo "$want" > "$BASE/.stamp"
+	echo "$want" > "$dest/.stamp"
 }
 
-# check_libs DIR: every NEEDED library of every executable and shared
-# library under DIR (not glibc's gconv modules, which find theirs by
-# RUNPATH) exists in the image's library folders.
+# check_libs ROOT DIR: every NEEDED library of every executable and shared
+# library under ROOT/DIR (not glibc's gconv modules, which find theirs by
+# RUNPATH) exists in the library folders of ROOT, and its interpreter in
+# ROOT.
 check_libs() {
-	local f lib missing=()
+	local root=$1 f lib missing=()
 	while IFS= read -r f; do
 		while read -r lib; do
-			[ -e "$STAGE/lib/aarch64-linux-gnu/$lib" ] ||
-			[ -e "$STAGE/usr/lib/aarch64-linux-gnu/$lib" ] ||
-			[ -e "$STAGE/lib/$lib" ] || missing+=("${f#"$STAGE"}: $lib")
+			[ -e "$root/lib/aarch64-linux-gnu/$lib" ] ||
+			[ -e "$root/usr/lib/aarch64-linux-gnu/$lib" ] ||
+			[ -e "$root/lib/$lib" ] || missing+=("${f#"$STAGE"}: $lib")
 		done < <("${CROSS_COMPILE}readelf" -d "$f" 2>/dev/null |
 			 sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-	done < <(find "$1" -name gconv -prune -o -type f \( -perm -u+x -o -name '*.so*' \) -print)
+		lib=$("${CROSS_COMPILE}readelf" -lW "$f" 2>/dev/null |
+			sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p' || true)
+		[ -z "$lib" ] || [ -e "$root$lib" ] || missing+=("${f#"$STAGE"}: $lib")
+	done < <(find "$root/$2" -name gconv -prune -o -type f \( -perm -u+x -o -name '*.so*' \) -print)
 	[ "${#missing[@]}" -eq 0 ] ||
-		die "libraries missing from the guest (add their package to config/guest-packages): ${missing[*]}"
+		die "libraries missing from the guest (add their package to config/guest-packages*): ${missing[*]}"
+}
+
+# check_root ROOT: check_libs on the program and library folders of ROOT.
+check_root() {
+	local d
+	for d in bin usr/bin lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+		[ ! -d "$1/$d" ] || check_libs "$1" "$d"
+	done
 }
 
 # workload_candidates: for guest/workloads.sh, the functions of grep and
-# redis-server that start with stp x29, x30, [sp, #imm]! (found by
-# disassembly, scripts/probe_candidates.py).
+# redis-server that a uprobe at their entry would hit (found by
+# disassembly, scripts/probe_candidates.py): those that start with
+# stp x29, x30, [sp, #imm]! in Debian 12's, and with paciasp or pacibsp in
+# Debian 13's (built with branch protection).
 workload_candidates() {
-	mkdir -p "$STAGE/testbed/workloads"
-	"$ROOT/scripts/probe_candidates.py" "$STAGE/bin/grep" > "$STAGE/testbed/workloads/grep.cand"
-	"$ROOT/scripts/probe_candidates.py" "$STAGE/usr/bin/redis-check-rdb" \
-		> "$STAGE/testbed/workloads/redis.cand"
+	local c=$STAGE/testbed/workloads
+	mkdir -p "$c"
+	"$ROOT/scripts/probe_candidates.py" "$STAGE/bin/grep" > "$c/grep.cand"
+	"$ROOT/scripts/probe_candidates.py" "$STAGE/usr/bin/redis-check-rdb" > "$c/redis.cand"
+	"$ROOT/scripts/probe_candidates.py" --entry pac "$STAGE/trixie/usr/bin/grep" > "$c/grep-13.cand"
+	"$ROOT/scripts/probe_candidates.py" --entry pac "$STAGE/trixie/usr/bin/redis-check-rdb" \
+		> "$c/redis-13.cand"
+}
+
+# trixie_root DIR: Debian 13's packages in DIR, a root to chroot into:
+# merged /usr (Debian 13's base-files links /lib and /bin into /usr; the
+# programs' PT_INTERP is /lib/ld-linux-aarch64.so.1), and the mount points
+# that guest/workloads.sh binds.
+trixie_root() {
+	mkdir -p "$1"
+	rsync -a --exclude=/usr/share --exclude=/.stamp "$TRIXIE/" "$1/"
+	ln -sfn usr/lib "$1/lib"
+	ln -sfn usr/bin "$1/bin"
+	mkdir -p "$1/dev" "$1/proc" "$1/tmp"
 }
 
 main() {
-	local d
 	need_cmd apt-get dpkg-deb cpio gzip rsync "${CROSS_COMPILE}readelf"
 	[ -d "$BUILD/guest-bin" ] || die "no guest binaries: run scripts/userland.sh first"
-	base_userland
+	userland "$ROOT/config/guest-packages" "$DEB12" "$BUILD/dl/arm64"
+	userland "$ROOT/config/guest-packages.trixie" "$TRIXIE" "$BUILD/dl/trixie-arm64" \
+		guest-trixie trixie
 	rm -rf "$STAGE" && mkdir -p "$STAGE"
 	rsync -a --exclude=/usr/share/doc --exclude=/usr/share/man --exclude=/usr/share/locale \
-		--exclude=/.stamp "$BASE/" "$STAGE/"
+		--exclude=/.stamp "$DEB12/" "$STAGE/"
 	ln -sf busybox "$STAGE/bin/sh"
 	install -m 0755 "$ROOT/guest/init" "$STAGE/init"
 	install -m 0755 "$ROOT/guest/sudo" "$STAGE/bin/sudo"
@@ -78,11 +121,12 @@ main() {
 	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" \
 		"$ROOT/guest/gowork.sh" "$ROOT/guest/workloads.sh" "$STAGE/testbed/"
 	rsync -a "$BUILD/guest-bin/" "$STAGE/testbed/"
+	trixie_root "$STAGE/trixie"
 	workload_candidates
 	: > "$STAGE/etc/ld.so.conf"
-	for d in testbed bin usr/bin lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
-		[ ! -d "$STAGE/$d" ] || check_libs "$STAGE/$d"
-	done
+	check_libs "$STAGE" testbed
+	check_root "$STAGE"
+	check_root "$STAGE/trixie"
 	(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$OUTIMG.tmp"
 	mv "$OUTIMG.tmp" "$OUTIMG"

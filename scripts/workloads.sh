@@ -2,19 +2,21 @@
 # `make workloads`: real programs from Debian's packages in the guest
 # (guest/workloads.sh): grep over a generated text, and redis-benchmark GET
 # and SET against redis-server on loopback, each without a probe and with a
-# uprobe on a hot function whose first instruction is
-# stp x29, x30, [sp, #imm]!, on the baseline and the patched kernel booted
-# in turn (ABAB...).
+# uprobe on a hot function entry, on the baseline and the patched kernel
+# booted in turn (ABAB...).  Debian 12's programs (the entry is
+# stp x29, x30, [sp, #imm]!) and Debian 13's, built with branch protection
+# (the entry is paciasp or pacibsp).
 # Needs: both kernels and the initramfs (make workloads builds them first).
 # Environment: RUNS (3) guest runs per kernel; GREP_LINES (120000: about
 # 6 s of grep under TCG), REDIS_REQUESTS (20000 per GET and SET);
-# GUEST_MEM (1024 MiB).
+# RELEASES ("12 13": whose programs); GUEST_MEM (1024 MiB).
 # Output: results/workloads-raw.csv, results/workloads.csv,
 # results/workloads.png, the probed functions and the table on stdout.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GREP_LINES=${GREP_LINES:-120000}
 REDIS_REQUESTS=${REDIS_REQUESTS:-20000}
+RELEASES=${RELEASES:-12 13}
 
 # parse OUT.txt RUN KERNEL: print CSV rows "run,kernel,workload,case,value,hits"
 # from the "TESTBED-WL result WORKLOAD CASE VALUE HITS" lines (the guest's
@@ -45,10 +47,12 @@ main() {
 	[[ "$GREP_LINES" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$GREP_LINES'"
 	[[ "$REDIS_REQUESTS" =~ ^[1-9][0-9]*$ ]] ||
 		die "REDIS_REQUESTS must be a positive number, not '$REDIS_REQUESTS'"
+	[[ "$RELEASES" =~ ^(12|13)( (12|13))*$ ]] || die "RELEASES must list 12 and/or 13, not '$RELEASES'"
 	mkdir -p "$RESULTS"
 	rm -rf "$BUILD/run/workloads"
 	echo "run,kernel,workload,case,value,hits" > "$raw"
-	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" >> "$raw"
+	# shellcheck disable=SC2086 # a list of releases
+	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" $RELEASES >> "$raw"
 	mv "$raw" "$RESULTS/workloads-raw.csv"
 	probes "$BUILD"/run/workloads/*/out.txt
 	python3 "$ROOT/scripts/workloads_report.py" "$RESULTS/workloads-raw.csv" \

@@ -3,7 +3,8 @@
 entry in real programs, on the baseline and the patched kernel.
 
 Input: a CSV with columns run,kernel,workload,case,value,hits: one row per
-guest run, workload (grep, redis-get, redis-set) and case (none: no probe,
+guest run, workload (grep, redis-get, redis-set: Debian 12's programs;
+grep-13, redis-13-get, redis-13-set: Debian 13's) and case (none: no probe,
 probe: the uprobe enabled).  value is seconds for grep and requests/s for
 redis; the report turns requests/s into microseconds per request, so that
 for every workload a larger number is slower.
@@ -26,7 +27,7 @@ from collections import defaultdict
 
 from report import KERNELS, fmt, gnuplot, stats
 
-UNITS = {"grep": "s"}           # others: requests/s, reported as us/request
+SECONDS = ("grep", "grep-13")   # others: requests/s, reported as us/request
 CASES = ("none", "probe")
 
 
@@ -39,7 +40,7 @@ def load(path):
             if row["case"] not in CASES:
                 sys.exit("workloads_report: unknown case %r (not none or probe) in %s"
                          % (row["case"], path))
-            if wl not in UNITS:
+            if wl not in SECONDS:
                 if value <= 0:
                     sys.exit("workloads_report: %s on %s run %s: %g requests/s"
                              % (wl, row["kernel"], row["run"], value))
@@ -58,7 +59,7 @@ def paired(a, b, op):
 
 
 def unit(wl):
-    return UNITS.get(wl, "us/req")
+    return "s" if wl in SECONDS else "us/req"
 
 
 def main(raw, summary, chart):
@@ -97,21 +98,21 @@ def main(raw, summary, chart):
             w.writerow(["%s patched/baseline overhead" % wl, "", "", "", "", "", "", "", "",
                         "", "", "", *(("%.6g" % v for v in rel) if rel else ("", "", "")), ""])
 
-    hdr = "%-10s %-7s %-8s %-26s %-26s %-26s %-22s %s" % (
+    hdr = "%-12s %-7s %-8s %-26s %-26s %-26s %-22s %s" % (
         "workload", "unit", "kernel", "unprobed med [min, max]", "probed", "overhead (probed-unprobed)",
         "probed/unprobed", "hits")
     print(hdr)
     print("-" * len(hdr))
     for wl, k, n, p, o, r, h in rows:
-        print("%-10s %-7s %-8s %-26s %-26s %-26s %-22s %d" % (
+        print("%-12s %-7s %-8s %-26s %-26s %-26s %-22s %d" % (
             wl, unit(wl), k, fmt(n), fmt(p), fmt(o), fmt(r, 3), h))
     print()
     for wl, rel, nrun in verdicts:
         if rel is None:
-            print("%-10s patched overhead / baseline overhead: n/a (no run with a baseline "
+            print("%-12s patched overhead / baseline overhead: n/a (no run with a baseline "
                   "overhead above 0)" % wl)
             continue
-        print("%-10s patched overhead / baseline overhead: %s (target <= 0.5: %s; %d paired runs)"
+        print("%-12s patched overhead / baseline overhead: %s (target <= 0.5: %s; %d paired runs)"
               % (wl, fmt(rel, 3), "met" if rel[0] <= 0.5 else "missed", nrun))
     plot(rows, chart)
 
@@ -122,7 +123,7 @@ def plot(rows, chart):
         by[wl][k] = r
     data = "\n".join("%s %g %g %g %g %g %g" % (wl, *by[wl]["baseline"], *by[wl]["patched"])
                      for wl in by)
-    gnuplot(chart, "uprobe on a hot stp-entry function: probed / unprobed time (median, min-max)",
+    gnuplot(chart, "uprobe on a hot function entry: probed / unprobed time (median, min-max)",
             "probed / unprobed", "set style data histogram\nset style histogram errorbars gap 2 lw 1",
             "plot '-' using 2:3:4:xtic(1) title 'baseline', '' using 5:6:7 title 'patched', "
             "1 lc rgb 'gray' dt 2 notitle", data)

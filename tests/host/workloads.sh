@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TAP: the host side of `make workloads`.
 #  - scripts/probe_candidates.py lists exactly the BL targets that start
-#    with stp x29, x30, [sp, #imm]!, with the file offset of that word, in
-#    a small AArch64 program assembled here;
+#    with stp x29, x30, [sp, #imm]! (with --entry pac: paciasp or pacibsp),
+#    with the file offset of that word, in a small AArch64 program
+#    assembled here;
 #  - scripts/workloads_report.py computes overheads and the patched/baseline
 #    overhead ratio from a raw CSV whose answers are worked out by hand, and
 #    refuses a workload without an unprobed run;
@@ -26,7 +27,9 @@ tap() {
 }
 
 # f: the candidate; g: called, no stp; h: stp, never called; k: called,
-# stp without writeback; m: called, stp of another pair.
+# stp without writeback; m: called, stp of another pair.  With --entry pac:
+# p and q (paciasp, pacibsp, called) only; r: paciasp, never called; u:
+# called, pacia1716.
 cat > "$tmp/t.S" <<'ASM'
 	.text
 	.globl	_start
@@ -34,7 +37,22 @@ _start:	bl	f
 	bl	g
 	bl	k
 	bl	m
+	bl	p
+	bl	q
+	bl	u
 	b	.
+	.type	p, %function
+p:	paciasp
+	ret
+	.type	q, %function
+q:	pacibsp
+	ret
+	.type	r, %function
+r:	paciasp
+	ret
+	.type	u, %function
+u:	pacia1716
+	ret
 	.type	f, %function
 f:	stp	x29, x30, [sp, #-32]!
 	ldp	x29, x30, [sp], #32
@@ -60,6 +78,9 @@ tap "$([ "$(wc -l <<<"$out")" = 1 ] && [ "$name" = f ] && [ "$word" = 0xa9be7bfd
 fileword=$(od -An -tx4 -j "$((off))" -N4 "$tmp/t" 2>/dev/null | tr -d ' ')
 tap "$([ "0x$fileword" = "$word" ] && echo 0 || echo 1)" \
 	"probe_candidates: the offset points at that word in the file" "at $off: $fileword"
+out=$("$ROOT/scripts/probe_candidates.py" --entry pac "$tmp/t" 2>&1) || true
+tap "$([ "$(awk '{ print $2, $3 }' <<<"$out" | xargs)" = "0xd503233f p 0xd503237f q" ] && echo 0 || echo 1)" \
+	"probe_candidates --entry pac: only p and q (BL targets, paciasp and pacibsp)" "$out"
 "$ROOT/scripts/probe_candidates.py" "$tmp/t.S" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
 tap "$([ "$ok" = 0 ] && grep -q 'not an AArch64 ELF' "$tmp/err" && echo 0 || echo 1)" \
 	"probe_candidates: refuses a file that is not AArch64 ELF" "$(cat "$tmp/err")"
@@ -85,6 +106,10 @@ run,kernel,workload,case,value,hits
 1,baseline,redis-get,probe,5000,7
 1,patched,redis-get,none,10000,0
 1,patched,redis-get,probe,8000,7
+1,baseline,grep-13,none,10,0
+1,baseline,grep-13,probe,14,300
+1,patched,grep-13,none,10,0
+1,patched,grep-13,probe,11,300
 CSV
 python3 "$ROOT/scripts/workloads_report.py" "$tmp/raw.csv" "$tmp/sum.csv" "$tmp/c.png" > "$tmp/table" 2>&1 || true
 line=$(grep '^grep,s,baseline,' "$tmp/sum.csv" 2>/dev/null || true)
@@ -97,6 +122,9 @@ tap "$([ "$line" = "100,125,25" ] && echo 0 || echo 1)" "report: redis requests/
 line=$(grep '^redis-get patched/baseline overhead,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f13 || true)
 tap "$([ "$line" = "0.25" ] && grep -q 'redis-get .*target <= 0.5: met' "$tmp/table" && echo 0 || echo 1)" \
 	"report: redis-get overhead ratio 0.25, target met" "got: $line"
+line=$(grep '^grep-13,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f2,3,10 | xargs || true)
+tap "$([ "$line" = "s,baseline,4 s,patched,1" ] && echo 0 || echo 1)" \
+	"report: Debian 13's grep in seconds" "got: $line"
 tap "$([ -s "$tmp/c.png" ] && echo 0 || echo 1)" "report: chart written"
 grep -v '^[0-9],patched,redis-get,none' "$tmp/raw.csv" > "$tmp/bad.csv"
 python3 "$ROOT/scripts/workloads_report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
