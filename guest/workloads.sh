@@ -28,10 +28,10 @@ TRACING=/sys/kernel/tracing
 CAND=/testbed/workloads
 TEXT=/tmp/words.txt
 PORT=6379
-# Set by use_release: the release's root ("" or /trixie), program name
-# suffix, and its grep and redis-server (paths in that root; redis-server
-# links to redis-check-rdb).
-ROOTDIR= SUFFIX= GREP= REDIS=
+# Set by use_release: the release's root ('' or /trixie), program name
+# suffix, package list, and its grep and redis-server (paths in that root;
+# redis-server links to redis-check-rdb).
+ROOTDIR='' SUFFIX='' LIST='' GREP='' REDIS=''
 
 # die MSG: the cause, on stderr (also inside $(...)), and stop.
 die() { echo "TESTBED-WL error: $*" >&2; exit 1; }
@@ -40,9 +40,11 @@ die() { echo "TESTBED-WL error: $*" >&2; exit 1; }
 # root gets /dev, /proc and /tmp (the grep text, redis' log) bound in.
 use_release() {
 	case $1 in
-	12) ROOTDIR= SUFFIX= GREP=/bin/grep ;;
+	12) ROOTDIR='' SUFFIX='' LIST=config/guest-packages GREP=/bin/grep ;;
 	13)
-		ROOTDIR=/trixie SUFFIX=-13 GREP=/usr/bin/grep
+		ROOTDIR=/trixie SUFFIX=-13 LIST=config/guest-packages.trixie GREP=/usr/bin/grep
+		[ -d "$ROOTDIR/usr/bin" ] ||
+			die "no Debian 13 root $ROOTDIR in the guest (scripts/rootfs.sh, $LIST)"
 		local d
 		for d in dev proc tmp; do
 			# (BusyBox has no mountpoint)
@@ -56,7 +58,7 @@ use_release() {
 	REDIS=/usr/bin/redis-check-rdb
 	require "$ROOTDIR$GREP"
 	require "$ROOTDIR$REDIS"
-	[ -e "$ROOTDIR/usr/bin/redis-server" ] || die "$ROOTDIR/usr/bin/redis-server missing"
+	[ -e "$ROOTDIR/usr/bin/redis-server" ] || die "$ROOTDIR/usr/bin/redis-server missing from the guest ($LIST)"
 }
 
 # run_in CMD...: CMD, a path in the release's root, run there.
@@ -70,7 +72,7 @@ run_in() {
 
 # require FILE: FILE is an ELF executable of its Debian package, not BusyBox.
 require() {
-	[ -f "$1" ] && [ ! -L "$1" ] || die "$1 missing from the guest (config/guest-packages)"
+	[ -f "$1" ] && [ ! -L "$1" ] || die "$1 missing from the guest ($LIST)"
 	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ] || die "$1 is not an ELF file"
 }
 
@@ -219,26 +221,32 @@ measure_redis() {
 	done
 }
 
+# answers: redis-server answers PING on PORT.
+answers() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
+
 # start_redis: the release's redis-server on 127.0.0.1:PORT, no
-# persistence; stops with its log when it does not answer within 10 s.
-# stop_redis: shuts it down and waits until the port is free.
+# persistence, its log in /tmp/redis$SUFFIX.log; stops with that log when
+# it does not start or does not answer within 10 s.
+# stop_redis: shuts it down and waits until it no longer answers.
 start_redis() {
+	local log=/tmp/redis$SUFFIX.log
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	run_in /usr/bin/redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no \
-		--daemonize yes --dir /tmp --logfile /tmp/redis.log \
-		--ignore-warnings ARM64-COW-BUG
+		--daemonize yes --dir /tmp --logfile "$log" \
+		--ignore-warnings ARM64-COW-BUG ||
+		{ cat "$log" >&2 || true; die "$ROOTDIR/usr/bin/redis-server did not start"; }
 	for _ in $(seq 50); do
-		redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && return
+		answers && return
 		sleep 0.2
 	done
-	cat /tmp/redis.log >&2
-	die "redis-server did not answer on port $PORT"
+	cat "$log" >&2
+	die "$ROOTDIR/usr/bin/redis-server did not answer on port $PORT"
 }
 
 stop_redis() {
 	redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true
 	for _ in $(seq 50); do
-		redis-cli -p "$PORT" ping >/dev/null 2>&1 || return 0
+		answers || return 0
 		sleep 0.2
 	done
 	die "redis-server still answers on port $PORT after shutdown"

@@ -4,10 +4,12 @@
 #     own apt sources; apt-get download, dpkg-deb -x; cached in
 #     build/BASE/rootfs-base), the guest's userland;
 #   - Debian 13 arm64 packages from config/guest-packages.trixie (a private
-#     apt configuration, build/apt/guest-trixie), in /trixie: the
-#     branch-protected programs of `make workloads`, with their own
+#     apt configuration, build/apt/guest-trixie; cached in
+#     build/BASE/dl/trixie-arm64 and build/BASE/rootfs-trixie), in /trixie:
+#     the branch-protected programs of `make workloads`, with their own
 #     libraries, run with chroot;
-#   - guest/ (init, sudo, check.sh, bench.sh, gowork.sh, workloads.sh) into /
+#   - guest/ (init, sudo, check.sh, bench.sh, siglock.sh, gowork.sh,
+#     workloads.sh) into /
 #     and /testbed, with the probe candidates of workloads.sh;
 #   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
@@ -23,24 +25,27 @@ packages() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1"; }
 
 # userland LIST DEST DL [APT_NAME SUITE]: download the arm64 packages of
 # config file LIST into DL (kept) and unpack them into DEST, when the list
-# changed; with APT_NAME and SUITE through that private apt configuration
-# (lib.sh apt_conf), else through the machine's own sources.  Stops with the
-# package's name when a download fails.
+# (or APT_NAME and SUITE) changed; with APT_NAME and SUITE through that
+# private apt configuration (lib.sh apt_conf), else through the machine's
+# own sources.  Stops with the package's name when a download fails.
 userland() {
-	local list=$1 dest=$2 dl=$3 want p deb
-	want=$(packages "$list" | sha256sum | cut -d' ' -f1)
+	local list=$1 dest=$2 dl=$3 want p deb hint="apt-get update?"
+	want=$( (packages "$list"; [ $# -lt 5 ] || echo "apt: $4 $5") | sha256sum | cut -d' ' -f1)
 	[ "$(cat "$dest/.stamp" 2>/dev/null)" = "$want" ] && return
 	dpkg --print-foreign-architectures | grep -qx arm64 ||
 		die "dpkg has no arm64 architecture: run 'make deps'"
 	APT_OPTS=()
-	[ $# -lt 5 ] || apt_conf "$4" 0 "$5"
+	if [ $# -ge 5 ]; then
+		apt_conf "$4" 0 "$5"
+		hint="log: build/apt/$4/update.log?"
+	fi
 	mkdir -p "$dl"
 	rm -rf "$dest" && mkdir -p "$dest"
 	for p in $(packages "$list"); do
 		deb=$(ls "$dl/${p}"_*_arm64.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$deb" ]; then
 			(cd "$dl" && apt-get "${APT_OPTS[@]}" download -q "$p:arm64" >/dev/null 2>&1) ||
-				die "apt-get download $p:arm64 failed (apt-get update? package name in ${list#"$ROOT"/}?)"
+				die "apt-get download $p:arm64 failed ($hint package name in ${list#"$ROOT"/}?)"
 			deb=$(ls "$dl/${p}"_*_arm64.deb | head -n1)
 		fi
 		dpkg-deb -x "$deb" "$dest"
@@ -49,12 +54,12 @@ userland() {
 	echo "$want" > "$dest/.stamp"
 }
 
-# check_libs ROOT DIR: every NEEDED library of every executable and shared
-# library under ROOT/DIR (not glibc's gconv modules, which find theirs by
-# RUNPATH) exists in the library folders of ROOT, and its interpreter in
-# ROOT.
+# check_libs ROOT DIR LIST: every NEEDED library of every executable and
+# shared library under ROOT/DIR (not glibc's gconv modules, which find
+# theirs by RUNPATH) exists in the library folders of ROOT, and its
+# interpreter in ROOT; else stop, naming the package list LIST.
 check_libs() {
-	local root=$1 f lib missing=()
+	local root=$1 list=$3 f lib missing=()
 	while IFS= read -r f; do
 		while read -r lib; do
 			[ -e "$root/lib/aarch64-linux-gnu/$lib" ] ||
@@ -67,14 +72,16 @@ check_libs() {
 		[ -z "$lib" ] || [ -e "$root$lib" ] || missing+=("${f#"$STAGE"}: $lib")
 	done < <(find "$root/$2" -name gconv -prune -o -type f \( -perm -u+x -o -name '*.so*' \) -print)
 	[ "${#missing[@]}" -eq 0 ] ||
-		die "libraries missing from the guest (add their package to config/guest-packages*): ${missing[*]}"
+		die "libraries missing from the guest (add their package to $list): ${missing[*]}"
 }
 
-# check_root ROOT: check_libs on the program and library folders of ROOT.
+# check_root ROOT LIST: check_libs on the program and library folders of
+# ROOT (not twice through merged /usr's links).
 check_root() {
 	local d
 	for d in bin usr/bin lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
-		[ ! -d "$1/$d" ] || check_libs "$1" "$d"
+		[ ! -L "$1/${d%%/*}" ] || continue
+		[ ! -d "$1/$d" ] || check_libs "$1" "$d" "$2"
 	done
 }
 
@@ -97,11 +104,18 @@ workload_candidates() {
 # merged /usr (Debian 13's base-files links /lib and /bin into /usr; the
 # programs' PT_INTERP is /lib/ld-linux-aarch64.so.1), and the mount points
 # that guest/workloads.sh binds.
+# glibc's gconv modules (20 MB) are left out: neither program converts
+# character sets.
 trixie_root() {
+	local d
 	mkdir -p "$1"
-	rsync -a --exclude=/usr/share --exclude=/.stamp "$TRIXIE/" "$1/"
-	ln -sfn usr/lib "$1/lib"
-	ln -sfn usr/bin "$1/bin"
+	rsync -a --exclude=/usr/share --exclude=/usr/lib/aarch64-linux-gnu/gconv \
+		--exclude=/.stamp "$TRIXIE/" "$1/"
+	for d in lib bin; do
+		[ ! -e "$1/$d" ] || [ -L "$1/$d" ] ||
+			die "Debian 13's packages now ship a /$d folder; /$d -> usr/$d cannot be made (${TRIXIE#"$ROOT"/})"
+		ln -sfn "usr/$d" "$1/$d"
+	done
 	mkdir -p "$1/dev" "$1/proc" "$1/tmp"
 }
 
@@ -124,9 +138,9 @@ main() {
 	trixie_root "$STAGE/trixie"
 	workload_candidates
 	: > "$STAGE/etc/ld.so.conf"
-	check_libs "$STAGE" testbed
-	check_root "$STAGE"
-	check_root "$STAGE/trixie"
+	check_libs "$STAGE" testbed config/guest-packages
+	check_root "$STAGE" config/guest-packages
+	check_root "$STAGE/trixie" config/guest-packages.trixie
 	(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$OUTIMG.tmp"
 	mv "$OUTIMG.tmp" "$OUTIMG"

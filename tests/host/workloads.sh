@@ -29,7 +29,7 @@ tap() {
 # f: the candidate; g: called, no stp; h: stp, never called; k: called,
 # stp without writeback; m: called, stp of another pair.  With --entry pac:
 # p and q (paciasp, pacibsp, called) only; r: paciasp, never called; u:
-# called, pacia1716.
+# called, pacia1716; v: called, bti c then paciasp (its entry is the bti).
 cat > "$tmp/t.S" <<'ASM'
 	.text
 	.globl	_start
@@ -40,6 +40,7 @@ _start:	bl	f
 	bl	p
 	bl	q
 	bl	u
+	bl	v
 	b	.
 	.type	p, %function
 p:	paciasp
@@ -52,6 +53,10 @@ r:	paciasp
 	ret
 	.type	u, %function
 u:	pacia1716
+	ret
+	.type	v, %function
+v:	bti	c
+	paciasp
 	ret
 	.type	f, %function
 f:	stp	x29, x30, [sp, #-32]!
@@ -69,7 +74,7 @@ k:	stp	x29, x30, [sp, #-16]
 m:	stp	x19, x20, [sp, #-16]!
 	ret
 ASM
-"${CROSS_COMPILE}as" -o "$tmp/t.o" "$tmp/t.S"
+"${CROSS_COMPILE}as" -march=armv8.5-a -o "$tmp/t.o" "$tmp/t.S"
 "${CROSS_COMPILE}ld" -o "$tmp/t" "$tmp/t.o"
 out=$("$ROOT/scripts/probe_candidates.py" "$tmp/t" 2>&1) || true
 read -r off word name _ <<<"$out"
@@ -81,6 +86,9 @@ tap "$([ "0x$fileword" = "$word" ] && echo 0 || echo 1)" \
 out=$("$ROOT/scripts/probe_candidates.py" --entry pac "$tmp/t" 2>&1) || true
 tap "$([ "$(awk '{ print $2, $3 }' <<<"$out" | xargs)" = "0xd503233f p 0xd503237f q" ] && echo 0 || echo 1)" \
 	"probe_candidates --entry pac: only p and q (BL targets, paciasp and pacibsp)" "$out"
+"$ROOT/scripts/probe_candidates.py" --entry bti "$tmp/t" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
+tap "$([ "$ok" = 0 ] && grep -q -- '--entry takes one of: stp, pac' "$tmp/err" && echo 0 || echo 1)" \
+	"probe_candidates: refuses an unknown --entry" "$(cat "$tmp/err")"
 "$ROOT/scripts/probe_candidates.py" "$tmp/t.S" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
 tap "$([ "$ok" = 0 ] && grep -q 'not an AArch64 ELF' "$tmp/err" && echo 0 || echo 1)" \
 	"probe_candidates: refuses a file that is not AArch64 ELF" "$(cat "$tmp/err")"
