@@ -12,20 +12,29 @@
 # the series did not.
 . "$(dirname "$0")/lib.sh"
 
-# recipients DIR: add To: (the M: entries of every MAINTAINERS section the
+# recipients DIR EXTRA: add To: (the M: entries of every MAINTAINERS section the
 # patches touch) and Cc: (reviewers, lists) headers, from the tree's
 # scripts/get_maintainer.pl, to the cover letter in DIR, before the blank
-# line that ends its headers.  Addresses come from MAINTAINERS only.
+# line that ends its headers; then Cc: the addresses of file EXTRA (the
+# series folder's extra-cc, if there is one: one a line, '#' comments saying why: authors whose postings a patch builds on,
+# users of the interface) that get_maintainer.pl did not name.
 # get_maintainer.pl's role per address depends on Perl's hash order, so
 # roles are not used, and the seed is fixed for a stable order.
 recipients() {
-	local dir=$1 to all
+	local dir=$1 list=$2 to all extra='' bad
 	to=$(maintainers "$dir" --nor --nol)
 	all=$(maintainers "$dir")
 	[ -n "$to" ] || die "get_maintainer.pl named no maintainer for the series"
+	if [ -f "$list" ]; then
+		extra=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$list" |
+			grep -vxF -f <(printf '%s\n' "$all") || true)
+		bad=$(grep -vE '^([^<>@]+ <[^<>@ ]+@[^<>@ ]+>|[^<>@ ]+@[^<>@ ]+)$' <<<"$extra" || true)
+		[ -z "$extra" ] || [ -z "$bad" ] ||
+			die "${list#"$ROOT"/}: not 'Name <address>' or an address: $(head -n1 <<<"$bad")"
+	fi
 	{
 		header To "$to"
-		header Cc "$(grep -vxF -f <(printf '%s\n' "$to") <<<"$all" || true)"
+		header Cc "$(grep -vxF -f <(printf '%s\n' "$to") <<<"$all" || true; [ -z "$extra" ] || printf '%s\n' "$extra")"
 	} > "$dir/recipients.tmp"
 	awk -v f="$dir/recipients.tmp" '!done && /^$/ { while ((getline l < f) > 0) print l; done = 1 } { print }' \
 		"$dir/0000-cover-letter.patch" > "$dir/cover.tmp"
@@ -80,7 +89,7 @@ export_set() {
 	git -C "$KREPO" branch -D -q export-set
 	last_date=$(grep -m1 '^Date: ' "$(ls "$out"/0*.patch | tail -n1)")
 	sed -i "s/^Date: .*/$last_date/" "$out/0000-cover-letter.patch"
-	recipients "$out"
+	recipients "$out" "$PATCHES/${SET_DIR[i]}/extra-cc"
 }
 
 main() {
