@@ -280,6 +280,8 @@ main() {
 		command -v "$t" >/dev/null || die "$t missing from the guest (config/guest-packages)"
 	done
 	[ -w "$TRACING/uprobe_events" ] || die "no tracefs uprobe_events (CONFIG_UPROBE_EVENTS)"
+	# every release's programs first, so that a missing one stops the job
+	# before the first measurement
 	for r in "$@"; do
 		use_release "$r"
 	done

@@ -20,9 +20,9 @@ main() {
 	need_cmd python3
 	log "Debian 12 (bookworm)"
 	"$ROOT/scripts/coverage.py" --suite bookworm
-	apt_conf coverage-trixie 0 trixie
+	apt_conf trixie 0 trixie
 	log "Debian 13 (trixie)"
-	APT_CONFIG=$(apt_config_file coverage-trixie) "$ROOT/scripts/coverage.py" --suite trixie
+	APT_CONFIG=$(apt_config_file trixie) "$ROOT/scripts/coverage.py" --suite trixie
 }
 
 main "$@"

@@ -12,12 +12,12 @@
 # the series did not.
 . "$(dirname "$0")/lib.sh"
 
-# recipients DIR EXTRA: add To: (the M: entries of every MAINTAINERS section the
-# patches touch) and Cc: (reviewers, lists) headers, from the tree's
-# scripts/get_maintainer.pl, to the cover letter in DIR, before the blank
-# line that ends its headers; then Cc: the addresses of file EXTRA (the
-# series folder's extra-cc, if there is one: one a line, '#' comments saying why: authors whose postings a patch builds on,
-# users of the interface) that get_maintainer.pl did not name.
+# recipients DIR EXTRA: add To: (the M: entries of every MAINTAINERS
+# section the patches touch) and Cc: (reviewers, lists) headers, from the
+# tree's scripts/get_maintainer.pl, to the cover letter in DIR, before the
+# blank line that ends its headers; and Cc: the addresses in file EXTRA
+# (the series folder's extra-cc, if any: one a line, with '#' comments
+# saying why) that get_maintainer.pl did not name.
 # get_maintainer.pl's role per address depends on Perl's hash order, so
 # roles are not used, and the seed is fixed for a stable order.
 recipients() {
@@ -29,7 +29,7 @@ recipients() {
 		extra=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$list" |
 			grep -vxF -f <(printf '%s\n' "$all") || true)
 		bad=$(grep -vE '^([^<>@]+ <[^<>@ ]+@[^<>@ ]+>|[^<>@ ]+@[^<>@ ]+)$' <<<"$extra" || true)
-		[ -z "$extra" ] || [ -z "$bad" ] ||
+		[ -z "$bad" ] ||
 			die "${list#"$ROOT"/}: not 'Name <address>' or an address: $(head -n1 <<<"$bad")"
 	fi
 	{

@@ -3,9 +3,10 @@
 #   - Debian 12 arm64 packages from config/guest-packages (the machine's
 #     own apt sources; apt-get download, dpkg-deb -x; cached in
 #     build/BASE/rootfs-base), the guest's userland;
-#   - Debian 13 arm64 packages from config/guest-packages.trixie (a private
-#     apt configuration, build/apt/guest-trixie; cached in
-#     build/BASE/dl/trixie-arm64 and build/BASE/rootfs-trixie), in /trixie:
+#   - Debian 13 arm64 packages from config/guest-packages.trixie (the
+#     private apt configuration build/apt/trixie, shared with
+#     scripts/coverage.sh; cached in build/BASE/dl/trixie-arm64 and
+#     build/BASE/rootfs-trixie), in /trixie:
 #     the branch-protected programs of `make workloads`, with their own
 #     libraries, run with chroot;
 #   - guest/ (init, sudo, check.sh, bench.sh, siglock.sh, gowork.sh,
@@ -124,7 +125,7 @@ main() {
 	[ -d "$BUILD/guest-bin" ] || die "no guest binaries: run scripts/userland.sh first"
 	userland "$ROOT/config/guest-packages" "$DEB12" "$BUILD/dl/arm64"
 	userland "$ROOT/config/guest-packages.trixie" "$TRIXIE" "$BUILD/dl/trixie-arm64" \
-		guest-trixie trixie
+		trixie trixie
 	rm -rf "$STAGE" && mkdir -p "$STAGE"
 	rsync -a --exclude=/usr/share/doc --exclude=/usr/share/man --exclude=/usr/share/locale \
 		--exclude=/.stamp "$DEB12/" "$STAGE/"

@@ -48,7 +48,7 @@ main() {
 	[[ "$GREP_LINES" =~ ^[1-9][0-9]*$ ]] || die "GREP_LINES must be a positive number, not '$GREP_LINES'"
 	[[ "$REDIS_REQUESTS" =~ ^[1-9][0-9]*$ ]] ||
 		die "REDIS_REQUESTS must be a positive number, not '$REDIS_REQUESTS'"
-	[[ "$RELEASES" =~ ^(12|13)( (12|13))?$ ]] && [ "$RELEASES" != "12 12" ] && [ "$RELEASES" != "13 13" ] ||
+	[[ "$RELEASES" =~ ^(12|13|12\ 13|13\ 12)$ ]] ||
 		die "RELEASES must list 12 and/or 13, each once, not '$RELEASES'"
 	mkdir -p "$RESULTS"
 	rm -rf "$BUILD/run/workloads"
