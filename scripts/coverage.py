@@ -112,6 +112,10 @@ INSN = {
     "ret_auth": (0xFFFFFBFF, 0xD65F0BFF),
     "eret": (0xFFFFFFFF, 0xD69F03E0),
     "eret_auth": (0xFFFFFBFF, 0xD69F0BFF),
+    "paci_sppc": (0xFFFFDBFF, 0xDAC183FE),
+    "auti_sppc": (0xFFC0001F, 0xF380001F),
+    "reta_sppc": (0xFFC0001F, 0x5500001F),
+    "reta_sppcr": (0xFFFFFBE0, 0xD65F0BE0),
     "mrs": (0xFFF00000, 0xD5300000),
     "msr_imm": (0xFFF8F01F, 0xD500401F),
     "msr_reg": (0xFFF00000, 0xD5100000),
@@ -160,8 +164,16 @@ def _uses_literal(insn, patched):
         or (patched and is_("ldr_lit_simd", insn))
 
 
+def _pauth_lr_pc(insn):
+    # aarch64_insn_is_pauth_lr_pc() (insn.h of the series): the FEAT_PAuth_LR
+    # forms whose modifier is the PC, and RETAxSPPCR
+    return any(is_(n, insn) for n in ("paci_sppc", "auti_sppc", "reta_sppc", "reta_sppcr"))
+
+
 def _steppable(insn, patched):
     # aarch64_insn_is_steppable() (decode-insn.c)
+    if patched and _pauth_lr_pc(insn):
+        return False
     if is_("class_branch_sys", insn):
         if _is_branch(insn) or any(is_(n, insn) for n in (
                 "msr_imm", "msr_reg", "exception", "eret", "eret_auth")):

@@ -41,6 +41,9 @@ KNOWN=$(cat <<'EOF'
 0xf81f07fe stepped stepped str x30, [sp], #-16 (post-index)
 0xd65f03c0 simulated simulated ret
 0xd53b4220 rejected rejected mrs x0, daif
+0xdac1a3fe stepped rejected paciasppc
+0xd65f0be2 stepped rejected retaasppcr x2
+0xdac1905e stepped stepped autiasppcr x2
 EOF
 )
 
