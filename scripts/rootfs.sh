@@ -10,7 +10,7 @@
 #     the branch-protected programs of `make workloads`, with their own
 #     libraries, run with chroot;
 #   - guest/ (init, sudo, check.sh, bench.sh, siglock.sh, gowork.sh,
-#     workloads.sh) into /
+#     workloads.sh, tramp_cost.sh) into /
 #     and /testbed, with the probe candidates of workloads.sh;
 #   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
@@ -134,7 +134,8 @@ main() {
 	install -m 0755 "$ROOT/guest/sudo" "$STAGE/bin/sudo"
 	mkdir -p "$STAGE/testbed" "$STAGE/etc"
 	install -m 0755 "$ROOT/guest/check.sh" "$ROOT/guest/bench.sh" "$ROOT/guest/siglock.sh" \
-		"$ROOT/guest/gowork.sh" "$ROOT/guest/workloads.sh" "$STAGE/testbed/"
+		"$ROOT/guest/gowork.sh" "$ROOT/guest/workloads.sh" "$ROOT/guest/tramp_cost.sh" \
+		"$STAGE/testbed/"
 	rsync -a "$BUILD/guest-bin/" "$STAGE/testbed/"
 	trixie_root "$STAGE/trixie"
 	workload_candidates
