@@ -47,7 +47,7 @@ count() {
 
 # exceptions MODE TRIGGER: exception entries per probed call over a bench run.
 exceptions() {
-	local before after b s v n
+	# (BusyBox sh: no "local"; these are the only users)
 	before=$(for f in $counters; do count "$f"; done | tr '\n' ' ')
 	(cd /testbed/bpf && ./bench -w1 -d1 -a "trig-$2" >/dev/null)
 	after=$(for f in $counters; do count "$f"; done | tr '\n' ' ')
@@ -58,7 +58,7 @@ exceptions() {
 		       m, t, n ? (b + s + v) / n : -1, b, s, v, n }'
 }
 
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
 	for m in brk tramp; do
 		mode "$m"
 		/testbed/tools/probe_cost "$calls" 1 | sed -n "s/^probe_cost /$m: probe_cost /p"
