@@ -7,8 +7,9 @@
 # guest instructions (scripts/guest.sh): ns are then instructions.
 #   scripts/tramp_cost.sh [CALLS [ROUNDS [BENCH_SECONDS]]]   (after make check
 #                                                           or make bench)
-# Prints the guest's lines, then per bench trigger the ratio slot / BRK of
-# the rates, median [min, max] over the rounds.
+# Prints the guest's lines, then scripts/report.py's summary of the bench
+# rates (BRK path as "baseline", slots as "patched"): the ratio slot / BRK,
+# median [min, max] over the rounds.
 . "$(dirname "$0")/lib.sh"
 
 calls=${1:-20000}
@@ -17,28 +18,19 @@ secs=${3:-2}
 for v in "$calls" "$rounds" "$secs"; do
 	[[ "$v" =~ ^[1-9][0-9]*$ ]] || die "CALLS, ROUNDS and BENCH_SECONDS must be positive numbers, not '$v'"
 done
-[ "$BASE" = mainline ] || die "the trampoline slots are in the mainline queue: run with BASE=mainline"
+[ "$BASE" = mainline ] || die "the trampoline slots are for mainline (patches/mainline-wip/8-uprobe-trampoline on the mainline queue): run with BASE=mainline"
 if [ "${ICOUNT:-0}" = 1 ]; then
 	export VCPUS=1	# guest time counts the instructions of every vCPU
 	log "icount: ns are guest instructions"
 fi
 
-# ratios OUT.txt: per bench trigger, slot rate / BRK rate of each round,
-# median [min, max].
-ratios() {
-	awk '
-		$1 == "brk:" && $2 == "bench" { brk[$3, ++nb[$3]] = $4 }
-		$1 == "tramp:" && $2 == "bench" { t = $3; n = ++nt[t]; r[t, n] = $4 / brk[t, n]; trig[t] = 1 }
-		END {
-			for (t in trig) {
-				n = nt[t]
-				for (i = 1; i <= n; i++) v[i] = r[t, i]
-				for (i = 2; i <= n; i++)
-					for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-				med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-				printf "ratio slot/BRK %s %.2f [%.2f, %.2f] over %d rounds\n", t, med, v[1], v[n], n
-			}
-		}' "$1" | sort
+# csv OUT.txt: the bench rates as scripts/report.py reads them (run,kernel,
+# trigger,rate), the BRK path as "baseline" and the slots as "patched".
+csv() {
+	echo "run,kernel,trigger,rate"
+	awk '$2 == "bench" {
+		k = $1 == "brk:" ? "baseline" : "patched"; t = $3; sub(/:$/, "", t)
+		print ++n[k, t] "," k "," t "," $4 }' "$1"
 }
 
 dir=$BUILD/run/tramp-cost$([ "${ICOUNT:-0}" = 1 ] && echo -icount)
@@ -48,4 +40,8 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600} "$ROOT/scripts/guest.sh" patched run "$dir"
 grep -a -q '^tramp: bench ' "$dir/out.txt" ||
 	die "tramp_cost printed no result; see $dir/out.txt"
 grep -a -E '^(brk|tramp): ' "$dir/out.txt"
-ratios "$dir/out.txt"
+csv "$dir/out.txt" > "$dir/bench-raw.csv"
+python3 "$ROOT/scripts/report.py" "$dir/bench-raw.csv" "$dir/bench.csv" "$dir/bench.png" ||
+	die "no bench summary; see $dir/bench-raw.csv"
+log "slot (patched) / BRK (baseline) rates, median [min, max] of the rounds: $dir/bench.csv"
+cat "$dir/bench.csv"
