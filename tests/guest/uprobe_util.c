@@ -13,6 +13,7 @@
 #include "uprobe_util.h"
 
 #define TRACEFS "/sys/kernel/tracing"
+#define SLOTS_KNOB "/sys/kernel/debug/arm64_uprobe_trampoline"
 
 static int write_file(const char *file, const char *s, bool append)
 {
@@ -131,4 +132,24 @@ int fork_tracee(void)
 		return -1;
 	}
 	return pid;
+}
+
+int uprobe_slots_set(bool on)
+{
+	char was = 0;
+	int fd = open(SLOTS_KNOB, O_RDONLY);
+
+	if (fd < 0 && errno == ENOENT)
+		return UPROBE_SLOTS_NONE;
+	if (fd < 0 || read(fd, &was, 1) != 1 || (was != 'Y' && was != 'N')) {
+		fprintf(stderr, "read %s: %s\n", SLOTS_KNOB,
+			fd < 0 ? strerror(errno) : "not Y or N");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (write_file(SLOTS_KNOB, on ? "Y" : "N", false))
+		return -1;
+	return was == 'Y';
 }

@@ -50,4 +50,15 @@ int file_offset_of(const void *addr, char *path, size_t pathlen,
  */
 int fork_tracee(void);
 
+/*
+ * uprobe_slots_set - switch arm64 uprobe trampoline slots on (@on true) or
+ * off for the probes first hit from now (debugfs arm64_uprobe_trampoline,
+ * the mainline queue's series 8); off, every hit takes the BRK path.
+ * Returns the previous state (0 off, 1 on), UPROBE_SLOTS_NONE on a kernel
+ * without slots, or -1 with a message on stderr (the knob cannot be read
+ * or written).
+ */
+#define UPROBE_SLOTS_NONE	2
+int uprobe_slots_set(bool on);
+
 #endif

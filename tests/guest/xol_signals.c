@@ -10,7 +10,9 @@
  *    probe hit count equals the calls;
  *  - SIGKILL arriving while children hit the probe kills them cleanly
  *    (the host fails the run on any WARN/BUG in the kernel log).
- * The probed instruction is "mul", which uprobes step out of line.
+ * The probed instruction is "mul", which uprobes step out of line: with
+ * arm64 uprobe trampoline slots switched off, where the kernel has them,
+ * since a slot runs it without a step (uprobe_tramp tests signals there).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -173,9 +175,16 @@ static void test_sigkill_during_xol(void)
 
 int main(void)
 {
+	int slots;
+
 	ksft_print_header();
 	ksft_set_plan(4);
+	slots = uprobe_slots_set(false);
+	if (slots < 0)
+		ksft_exit_fail_msg("cannot switch uprobe trampoline slots off\n");
 	test_signals_during_xol();
 	test_sigkill_during_xol();
+	if (slots == 1 && uprobe_slots_set(true) < 0)
+		ksft_exit_fail_msg("cannot switch uprobe trampoline slots back on\n");
 	ksft_finished();
 }
