@@ -18,7 +18,7 @@ secs=${3:-2}
 for v in "$calls" "$rounds" "$secs"; do
 	[[ "$v" =~ ^[1-9][0-9]*$ ]] || die "CALLS, ROUNDS and BENCH_SECONDS must be positive numbers, not '$v'"
 done
-[ "$BASE" = mainline ] || die "the trampoline slots are for mainline (patches/mainline-wip/8-uprobe-trampoline on the mainline queue): run with BASE=mainline"
+[ "$BASE" = mainline ] || die "the trampoline slots are for mainline (patches/mainline/8-uprobe-trampoline): run with BASE=mainline"
 if [ "${ICOUNT:-0}" = 1 ]; then
 	export VCPUS=1	# guest time counts the instructions of every vCPU
 	log "icount: ns are guest instructions"
