@@ -33,7 +33,8 @@ csv() {
 		print ++n[k, t] "," k "," t "," $4 }' "$1"
 }
 
-dir=$BUILD/run/tramp-cost$([ "${ICOUNT:-0}" = 1 ] && echo -icount)
+dir=$BUILD/run/tramp-cost
+[ "${ICOUNT:-0}" != 1 ] || dir+=-icount
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600} "$ROOT/scripts/guest.sh" patched run "$dir" \
 	"/testbed/tramp_cost.sh $calls $rounds $secs" ||
 	die "tramp_cost run failed; see $dir"
