@@ -5,6 +5,8 @@
 # Prints, per round and mode ("brk", "tramp"):
 #   MODE: probe_cost TARGET: ...          (guest/tools/probe_cost, 1 round)
 #   MODE: bench TRIGGER: RATE             (bpf bench, M/s)
+#   floor: bench syscall-count: RATE      (a getpgid() round trip, no probe:
+#                                          what one kernel entry costs)
 # and once per mode and trigger, counted with kprobes over a bench run:
 #   MODE: exceptions TRIGGER: E per call (brk B, step S, svc V, calls N)
 set -eu
@@ -30,9 +32,10 @@ rate() {
 }
 
 # Kprobes that count exception entries of the uprobe paths, and the calls:
-# a BRK hit, a single-step completed, a trampoline or uretprobe SVC, and the
-# consumer runs of entry probes (handler_chain).
-counters="uprobe_pre_sstep_notifier uprobe_post_sstep_notifier uprobe_tramp_svc __arm64_sys_uretprobe handler_chain"
+# a BRK hit, a single-step completed, an SVC of a slot or of the return
+# trampoline (uprobe_svc), and the consumer runs of entry probes
+# (handler_chain).
+counters="uprobe_pre_sstep_notifier uprobe_post_sstep_notifier uprobe_svc handler_chain"
 add_counters() {
 	for f in $counters; do
 		echo "p:tc_$f $f" >> "$tracing/kprobe_events"
@@ -52,7 +55,7 @@ exceptions() {
 	(cd /testbed/bpf && ./bench -w1 -d1 -a "trig-$2" >/dev/null)
 	after=$(for f in $counters; do count "$f"; done | tr '\n' ' ')
 	set -- "$1" "$2" $before $after
-	b=$(( $8 - $3 )) s=$(( $9 - $4 )) v=$(( ${10} - $5 + ${11} - $6 )) n=$(( ${12} - $7 ))
+	b=$(( $7 - $3 )) s=$(( $8 - $4 )) v=$(( $9 - $5 )) n=$(( ${10} - $6 ))
 	awk -v m="$1" -v t="$2" -v b="$b" -v s="$s" -v v="$v" -v n="$n" 'BEGIN {
 		printf "%s: exceptions %s: %.3f per call (brk %d, step %d, svc %d, calls %d)\n",
 		       m, t, n ? (b + s + v) / n : -1, b, s, v, n }'
@@ -66,6 +69,7 @@ for _ in $(seq "$rounds"); do
 			echo "$m: bench $t: $(rate "$t")"
 		done
 	done
+	echo "floor: bench syscall-count: $(rate syscall-count)"
 done
 add_counters
 for m in brk tramp; do

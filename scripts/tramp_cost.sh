@@ -2,8 +2,9 @@
 # arm64 uprobe trampoline slots against the BRK path, on the same (patched,
 # BASE=mainline) kernel, in turns (guest/tramp_cost.sh switches
 # /sys/kernel/debug/arm64_uprobe_trampoline): bench rates, the time a probe
-# adds (guest/tools/probe_cost), and exception entries per call.  A
-# measurement, not a test.  With ICOUNT=1, on one vCPU, guest time counts
+# adds (guest/tools/probe_cost), exception entries per call, and the rate of
+# a getpgid() syscall with no probe ("floor": one kernel entry and exit,
+# which bounds any hit that takes an exception).  A measurement, not a test.  With ICOUNT=1, on one vCPU, guest time counts
 # guest instructions (scripts/guest.sh): ns are then instructions.
 #   scripts/tramp_cost.sh [CALLS [ROUNDS [BENCH_SECONDS]]]   (after make check
 #                                                           or make bench)
@@ -28,7 +29,7 @@ fi
 # trigger,rate), the BRK path as "baseline" and the slots as "patched".
 csv() {
 	echo "run,kernel,trigger,rate"
-	awk '$2 == "bench" {
+	awk '$2 == "bench" && ($1 == "brk:" || $1 == "tramp:") {
 		k = $1 == "brk:" ? "baseline" : "patched"; t = $3; sub(/:$/, "", t)
 		print ++n[k, t] "," k "," t "," $4 }' "$1"
 }
@@ -40,7 +41,7 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600} "$ROOT/scripts/guest.sh" patched run "$dir"
 	die "tramp_cost run failed; see $dir"
 grep -a -q '^tramp: bench ' "$dir/out.txt" ||
 	die "tramp_cost printed no result; see $dir/out.txt"
-grep -a -E '^(brk|tramp): ' "$dir/out.txt"
+grep -a -E '^(brk|tramp|floor): ' "$dir/out.txt"
 csv "$dir/out.txt" > "$dir/bench-raw.csv"
 python3 "$ROOT/scripts/report.py" "$dir/bench-raw.csv" "$dir/bench.csv" "$dir/bench.png" ||
 	die "no bench summary; see $dir/bench-raw.csv"
