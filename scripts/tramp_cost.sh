@@ -4,8 +4,9 @@
 # /sys/kernel/debug/arm64_uprobe_trampoline): bench rates, the time a probe
 # adds (guest/tools/probe_cost), exception entries per call, and the rate of
 # a getpgid() syscall with no probe ("floor": one kernel entry and exit,
-# which bounds any hit that takes an exception).  A measurement, not a test.  With ICOUNT=1, on one vCPU, guest time counts
-# guest instructions (scripts/guest.sh): ns are then instructions.
+# which bounds any hit that takes an exception).  A measurement, not a
+# test.  With ICOUNT=1, on one vCPU, guest time counts guest instructions
+# (scripts/guest.sh): ns are then instructions.
 #   scripts/tramp_cost.sh [CALLS [ROUNDS [BENCH_SECONDS]]]   (after make check
 #                                                           or make bench)
 # Prints the guest's lines, then scripts/report.py's summary of the bench
