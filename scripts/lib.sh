@@ -266,10 +266,18 @@ kconfig_merge() {
 # UAPI headers installed into HDRS (kbuild objects in UAPI_OBJ) and the BTF
 # of VMLINUX; BPF objects with clang$BPF_LLVM, and BPF_MAKE_ARGS (split
 # into words) passed on (config/base/BASE.env).
+# selftests/bpf remakes vmlinux.h only when VMLINUX is newer than it, so
+# OUT/.vmlinux names the kernel it was made from, and vmlinux.h is removed
+# when VMLINUX is another (an older image, a link switched back).
 # Output on stdout and stderr; returns make's status.
 bpf_bench() {
-	local src=$1 arch=$2 cross=$3 vmlinux=$4 hdrs=$5 uobj=$6 out=$7
+	local src=$1 arch=$2 cross=$3 vmlinux=$4 hdrs=$5 uobj=$6 out=$7 id
 	mkdir -p "$out"
+	id=$(stat -L -c '%n %s %Y' "$(readlink -f "$vmlinux")") || return
+	if [ "$(cat "$out/.vmlinux" 2>/dev/null)" != "$id" ]; then
+		rm -f "$out/tools/include/vmlinux.h"
+		echo "$id" > "$out/.vmlinux"
+	fi
 	make -s -C "$src" ARCH="${arch/x86_64/x86}" O="$uobj" INSTALL_HDR_PATH="$hdrs" \
 		headers_install &&
 	make -C "$src/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" CROSS_COMPILE="$cross" \
