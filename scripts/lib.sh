@@ -239,15 +239,18 @@ with_progress() {
 # kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the git worktree
 # SRC into OBJ as tinyconfig plus the fragments
 # (scripts/kconfig/merge_config.sh), then olddefconfig.  When OBJ/.config
-# was made from the same Kconfig files, ARCH and fragments (a hash kept in
-# OBJ/.testbed-kconfig), only olddefconfig runs; olddefconfig alone after a
-# Kconfig change would drop the options that only some trees know, e.g.
-# those the series adds.
+# is the one made from the same Kconfig files, ARCH and fragments (a hash
+# of those and of the .config made, kept in OBJ/.testbed-kconfig), only
+# olddefconfig runs; olddefconfig alone after a Kconfig change would drop
+# the options that only some trees know, e.g. those the series adds, and a
+# .config changed since (by hand, or by another tree's olddefconfig) may
+# have lost them already.
 kconfig_merge() {
 	local src=$1 obj=$2 arch=$3 cross=$4 stamp=$2/.testbed-kconfig key
 	shift 4
 	key=$( { git -C "$src" ls-files -s -- '*Kconfig*'; echo "$arch"; cat "$@"; } | sha256sum)
-	if [ -f "$obj/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+	if [ -f "$obj/.config" ] &&
+	   [ "$(cat "$stamp" 2>/dev/null)" = "$key $(sha256sum < "$obj/.config")" ]; then
 		make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
 		return
 	fi
@@ -257,7 +260,7 @@ kconfig_merge() {
 	(cd "$obj" && ARCH=$arch CROSS_COMPILE=$cross \
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" .config "$@" >/dev/null)
 	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig
-	echo "$key" > "$stamp"
+	echo "$key $(sha256sum < "$obj/.config")" > "$stamp"
 }
 
 # bpf_bench SRC ARCH CROSS VMLINUX HDRS UAPI_OBJ OUT: build the bench of the

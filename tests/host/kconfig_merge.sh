@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# TAP: kconfig_merge configures from scratch (tinyconfig + fragments) unless
+# the object folder holds the .config it made itself from the same Kconfig
+# files and fragments; then olddefconfig alone.  make and merge_config.sh
+# are stubbed: this tests the test bed's decision, not kconfig.
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+src=$tmp/src obj=$tmp/obj frag=$tmp/frag.config
+
+# make stub: log the target; tinyconfig writes a .config.
+make() {
+	local target=${*: -1}
+	echo "$target" >> "$tmp/log"
+	[ "$target" != tinyconfig ] || echo "CONFIG_X=y" > "$obj/.config"
+}
+
+# configured: run kconfig_merge; prints "scratch" or "olddefconfig".
+configured() {
+	: > "$tmp/log"
+	kconfig_merge "$src" "$obj" arm64 x- "$frag" >/dev/null
+	if grep -qx tinyconfig "$tmp/log"; then echo scratch; else echo olddefconfig; fi
+}
+
+mkdir -p "$src/scripts/kconfig" "$obj"
+printf '#!/bin/sh\n' > "$src/scripts/kconfig/merge_config.sh"
+chmod +x "$src/scripts/kconfig/merge_config.sh"
+echo 'config X' > "$src/Kconfig"
+git -C "$src" init -q && git -C "$src" add Kconfig
+echo CONFIG_X=y > "$frag"
+
+n=0
+expect() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (got $3)"; fi
+}
+expect "first configuration: from scratch" scratch "$(configured)"
+expect "same tree and fragments: olddefconfig alone" olddefconfig "$(configured)"
+echo "# CONFIG_X is not set" > "$obj/.config"
+expect ".config changed since: from scratch" scratch "$(configured)"
+echo CONFIG_Y=y >> "$frag"
+expect "fragment changed: from scratch" scratch "$(configured)"
+echo 'config Y' >> "$src/Kconfig" && git -C "$src" add Kconfig
+expect "Kconfig changed: from scratch" scratch "$(configured)"
+echo "1..$n"
