@@ -236,6 +236,31 @@ with_progress() {
 	fi
 }
 
+# TAP lines for the host tests, numbered by TAP_N; TAP_PREFIX, if set,
+# starts every description.
+# tap STATUS DESC [DETAIL...]: "ok" when STATUS is 0, else "not ok" and the
+# DETAIL lines as comments.  tap_is DESC WANT GOT: ok when GOT is WANT.
+# tap_skip DESC WHY: a skipped check.
+TAP_N=0
+tap() {
+	local status=$1 desc=$2
+	shift 2
+	TAP_N=$((TAP_N + 1))
+	if [ "$status" = 0 ]; then
+		echo "ok $TAP_N - ${TAP_PREFIX:-}$desc"
+	else
+		echo "not ok $TAP_N - ${TAP_PREFIX:-}$desc"
+		[ "$#" -eq 0 ] || printf '%s\n' "$@" | sed 's/^/# /'
+	fi
+}
+tap_is() {
+	tap "$([ "$2" = "$3" ] && echo 0 || echo 1)" "$1" "want: $2, got: $3"
+}
+tap_skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - ${TAP_PREFIX:-}$1 # SKIP $2"
+}
+
 # kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the git worktree
 # SRC into OBJ as tinyconfig plus the fragments
 # (scripts/kconfig/merge_config.sh), then olddefconfig.  When OBJ/.config

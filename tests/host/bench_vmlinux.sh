@@ -23,16 +23,11 @@ echo new > "$tmp/new/vmlinux"
 touch -d '2 hours ago' "$tmp/old/vmlinux"
 touch -d '1 hour ago' "$tmp/new/vmlinux"
 
-n=0
-expect() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (got $3)"; fi
-}
 bench_with new >/dev/null
 touch "$tmp/out/tools/include/vmlinux.h"
-expect "vmlinux.h kept for the same kernel" kept "$(bench_with new)"
-expect "vmlinux.h remade for an older kernel" removed "$(bench_with old)"
+tap_is "vmlinux.h kept for the same kernel" kept "$(bench_with new)"
+tap_is "vmlinux.h remade for an older kernel" removed "$(bench_with old)"
 touch "$tmp/out/tools/include/vmlinux.h"
-expect "vmlinux.h kept again for that kernel" kept "$(bench_with old)"
-expect "vmlinux.h remade when switched forward" removed "$(bench_with new)"
-echo "1..$n"
+tap_is "vmlinux.h kept again for that kernel" kept "$(bench_with old)"
+tap_is "vmlinux.h remade when switched forward" removed "$(bench_with new)"
+echo "1..$TAP_N"

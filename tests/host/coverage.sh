@@ -13,7 +13,7 @@
 COVERAGE=$ROOT/scripts/coverage.py
 KUNIT=$KSRC/arch/arm64/kernel/probes/probes_kunit.c
 INSN_H=$KSRC/arch/arm64/include/asm/insn.h
-n=0
+TAP_PREFIX="coverage: "
 declare -A VERDICT
 
 # Encodings whose verdicts are worked out by hand from decode-insn.c and
@@ -46,21 +46,6 @@ KNOWN=$(cat <<'EOF'
 0xdac1905e stepped stepped autiasppcr x2
 EOF
 )
-
-# tap OK DESC [DETAIL...]: one numbered TAP line (OK is an exit status);
-# the DETAIL lines follow as comments when it failed.  (Callers pass the
-# status of a test: a failing test would end the script under set -e.)
-tap() {
-	local ok=$1 desc=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$ok" = 0 ]; then
-		echo "ok $n - coverage: $desc"
-	else
-		echo "not ok $n - coverage: $desc"
-		[ "$#" -eq 0 ] || printf '%s\n' "$@" | sed 's/^/# /'
-	fi
-}
 
 # same A B: print 0 when the strings A and B are equal, else 1.
 same() { if [ "$1" = "$2" ]; then echo 0; else echo 1; fi; }
@@ -253,7 +238,7 @@ PY
 	while IFS=$'\t' read -r status desc detail; do
 		case $status in
 		ok) tap 0 "$desc" ;;
-		skip) n=$((n + 1)); echo "ok $n - coverage: $desc # SKIP $detail" ;;
+		skip) tap_skip "$desc" "$detail" ;;
 		*) tap 1 "$desc" "${detail:-$status}" ;;
 		esac
 	done <<<"$out"

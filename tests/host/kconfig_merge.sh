@@ -30,17 +30,12 @@ echo 'config X' > "$src/Kconfig"
 git -C "$src" init -q && git -C "$src" add Kconfig
 echo CONFIG_X=y > "$frag"
 
-n=0
-expect() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (got $3)"; fi
-}
-expect "first configuration: from scratch" scratch "$(configured)"
-expect "same tree and fragments: olddefconfig alone" olddefconfig "$(configured)"
+tap_is "first configuration: from scratch" scratch "$(configured)"
+tap_is "same tree and fragments: olddefconfig alone" olddefconfig "$(configured)"
 echo "# CONFIG_X is not set" > "$obj/.config"
-expect ".config changed since: from scratch" scratch "$(configured)"
+tap_is ".config changed since: from scratch" scratch "$(configured)"
 echo CONFIG_Y=y >> "$frag"
-expect "fragment changed: from scratch" scratch "$(configured)"
+tap_is "fragment changed: from scratch" scratch "$(configured)"
 echo 'config Y' >> "$src/Kconfig" && git -C "$src" add Kconfig
-expect "Kconfig changed: from scratch" scratch "$(configured)"
-echo "1..$n"
+tap_is "Kconfig changed: from scratch" scratch "$(configured)"
+echo "1..$TAP_N"

@@ -13,18 +13,7 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-
-# tap OK DESC [DETAIL]: a numbered TAP line; DETAIL as a comment on failure.
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - workloads: $2"
-	else
-		echo "not ok $n - workloads: $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
-	fi
-}
+TAP_PREFIX="workloads: "
 
 # f: the candidate; g: called, no stp; h: stp, never called; k: called,
 # stp without writeback; m: called, stp of another pair.  With --entry pac:
