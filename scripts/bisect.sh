@@ -34,7 +34,8 @@ tap() {
 # commit changed a Kconfig file (olddefconfig alone would drop the options
 # a later patch adds).
 configure() {
-	local arch=$1 cross=$2 obj=$3 frags=("$ROOT/config/uprobes.config")
+	local arch=$1 cross=$2 obj=$3 frags
+	kernel_fragments frags
 	[ "$arch" = arm64 ] || frags+=("$ROOT/config/no-debug-info.config")
 	kconfig_merge "$WT" "$obj" "$arch" "$cross" "${frags[@]}"
 }

@@ -2,7 +2,8 @@
 # Build an arm64 kernel for QEMU virt.
 #   scripts/kernel.sh baseline|patched [extra.config...]
 # baseline = tag base, patched = branch queue (patches/ applied, make tree).
-# Config: tinyconfig + config/uprobes.config (+ extra fragments), merged with
+# Config: tinyconfig + config/uprobes.config + the base's KERNEL_FRAGMENTS
+# (config/base/BASE.env) (+ extra fragments), merged with
 # scripts/kconfig/merge_config.sh.  Objects in build/obj (ccache'd); the result
 # (Image, vmlinux, System.map, .config) is kept in build/images/<key> where key
 # hashes the source tree, the fragments and the compiler, and a build whose key
@@ -16,7 +17,7 @@ baseline) ref=base ;;
 patched) ref=queue ;;
 *) die "unknown flavour '$flavour' (baseline or patched)" ;;
 esac
-fragments=("$ROOT/config/uprobes.config")
+kernel_fragments fragments
 suffix=""
 for f in "$@"; do
 	[ -f "$f" ] || die "no config fragment '$f'"

@@ -261,6 +261,20 @@ tap_skip() {
 	echo "ok $TAP_N - ${TAP_PREFIX:-}$1 # SKIP $2"
 }
 
+# kernel_fragments ARRAY: set the array named ARRAY to the config fragments
+# every kernel of BASE is built with: config/uprobes.config, then the
+# KERNEL_FRAGMENTS of config/base/BASE.env (paths from the repository
+# root).  Stops the run if one of those is missing.
+kernel_fragments() {
+	local -n _frags=$1
+	local f
+	_frags=("$ROOT/config/uprobes.config")
+	for f in ${KERNEL_FRAGMENTS:-}; do
+		[ -f "$ROOT/$f" ] || die "config/base/$BASE.env: no config fragment '$f'"
+		_frags+=("$ROOT/$f")
+	done
+}
+
 # kconfig_merge SRC OBJ ARCH CROSS FRAGMENT...: configure the git worktree
 # SRC into OBJ as tinyconfig plus the fragments
 # (scripts/kconfig/merge_config.sh), then olddefconfig.  When OBJ/.config

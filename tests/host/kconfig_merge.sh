@@ -2,7 +2,8 @@
 # TAP: kconfig_merge configures from scratch (tinyconfig + fragments) unless
 # the object folder holds the .config it made itself from the same Kconfig
 # files and fragments; then olddefconfig alone.  make and merge_config.sh
-# are stubbed: this tests the test bed's decision, not kconfig.
+# are stubbed: this tests the test bed's decision, not kconfig.  Also
+# kernel_fragments, the fragments a base's kernels are built with.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 tmp=$(mktemp -d)
@@ -38,4 +39,18 @@ echo CONFIG_Y=y >> "$frag"
 tap_is "fragment changed: from scratch" scratch "$(configured)"
 echo 'config Y' >> "$src/Kconfig" && git -C "$src" add Kconfig
 tap_is "Kconfig changed: from scratch" scratch "$(configured)"
+
+# kernel_fragments: config/uprobes.config, then the base's KERNEL_FRAGMENTS;
+# a missing one stops the run with its name.
+frags_of() {
+	local KERNEL_FRAGMENTS=$1 frags
+	kernel_fragments frags
+	echo "${frags[*]#"$ROOT"/}"
+}
+tap_is "kernel_fragments: uprobes.config alone" "config/uprobes.config" "$(frags_of "")"
+tap_is "kernel_fragments: then the base's own" "config/uprobes.config config/sme.config" \
+	"$(frags_of config/sme.config)"
+out=$( (frags_of config/no-such.config) 2>&1) && st=0 || st=$?
+tap_is "kernel_fragments: a missing fragment stops the run, named" "1 1" \
+	"$st $(grep -c "no config fragment 'config/no-such.config'" <<<"$out")"
 echo "1..$TAP_N"
