@@ -49,10 +49,12 @@ check: rootfs
 
 # The in-guest suite on the patched kernel with lockdep, KASAN, UBSAN,
 # DEBUG_ATOMIC_SLEEP, DEBUG_LIST and PROVE_RCU (config/debug.config); any
-# report in the kernel log fails it.
+# report in the kernel log fails it.  A test may run three times as long
+# (mainline's uprobe_sim, which hits every case twice, takes over 600 s).
 check-debug: rootfs
 	@$(S)/kernel.sh patched config/debug.config
-	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 GUEST_TIMEOUT=$${GUEST_TIMEOUT:-2400} $(S)/check.sh
+	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 GUEST_TIMEOUT=$${GUEST_TIMEOUT:-3600} \
+		TEST_TIMEOUT=$${TEST_TIMEOUT:-1800} $(S)/check.sh
 
 # Each patch builds on its own: an arm64 Image after every patch, x86_64 too
 # for generic code and tools (make check runs the cheap objects-only check).

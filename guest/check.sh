@@ -1,9 +1,11 @@
 #!/bin/bash
 # Guest side of `make check`: run every guest test; each prints TAP
 # (kselftest format).  The host counts the "ok"/"not ok" lines and scans the
-# kernel log.  Arguments: none.
+# kernel log.  Arguments: [SECONDS], the longest one test may run (600;
+# more on a debug kernel).
 set -uo pipefail
 cd /testbed
+test_timeout=${1:-600}
 
 # stage NAME: mark progress so a host timeout can say where the guest hung.
 stage() { echo "TESTBED-STAGE: $1"; }
@@ -19,10 +21,11 @@ for t in tests/*; do
 	ntests=$((ntests + 1))
 	stage "${t##*/}"
 	rc=0
-	timeout 600 "$t" || rc=$?
+	timeout "$test_timeout" "$t" || rc=$?
 	case $rc in
 	0) ;;
 	4) echo "ok - ${t##*/} # SKIP (exit 4)" ;;
+	124 | 143) echo "not ok - ${t##*/} timed out after ${test_timeout}s (exit $rc)" ;;
 	*) echo "not ok - ${t##*/} exited with $rc" ;;
 	esac
 done

@@ -4,12 +4,14 @@
 # a 1 s run of each bench trigger).  Every test prints TAP; this counts the
 # results and ends with "N passed, N failed, N skipped".  Exit 1 if any failed
 # or none ran.
-# Environment: VCPUS (2), GUEST_TIMEOUT (900 s); CHECK_FLAVOUR (patched: the
-# kernel booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
+# Environment: VCPUS (2), GUEST_TIMEOUT (900 s), TEST_TIMEOUT (600 s, the
+# longest one guest test may run); CHECK_FLAVOUR (patched: the kernel
+# booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
 . "$(dirname "$0")/lib.sh"
 
 CHECK_FLAVOUR=${CHECK_FLAVOUR:-patched}
 HOST_TESTS=${HOST_TESTS:-1}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 RUNDIR=$BUILD/run/check-$CHECK_FLAVOUR
 TAP=$BUILD/check-$CHECK_FLAVOUR.tap
 
@@ -38,7 +40,8 @@ guest_tests() {
 	echo "# guest: $CHECK_FLAVOUR kernel, job check"
 	local init=0
 	rm -rf "$RUNDIR"
-	"$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$RUNDIR" 2>&1 | sed 's/^/# /' || rc=1
+	"$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$RUNDIR" "$TEST_TIMEOUT" 2>&1 |
+		sed 's/^/# /' || rc=1
 	grep -a -q '^TESTBED: init reached' "$RUNDIR/out.txt" 2>/dev/null || init=1
 	result $init "guest: boot reaches our init"
 	grep -a -E '^(not )?ok |^#' "$RUNDIR/out.txt" 2>/dev/null || true
