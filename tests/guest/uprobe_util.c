@@ -15,7 +15,7 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define SLOTS_KNOB "/sys/kernel/debug/arm64_uprobe_trampoline"
 
-static int write_file(const char *file, const char *s, bool append)
+int write_file(const char *file, const char *s, bool append)
 {
 	int fd = open(file, O_WRONLY | (append ? O_APPEND : O_TRUNC));
 	ssize_t n;

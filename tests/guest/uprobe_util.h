@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * write_file - write @s to @file (a tracefs or debugfs knob), appending if
+ * @append, else truncating.  Returns 0, or -1 with a message on stderr.
+ */
+int write_file(const char *file, const char *s, bool append);
+
 /* A uprobe event "testbed/<name>" on one instruction of this program. */
 struct tprobe {
 	char name[64];
