@@ -14,6 +14,7 @@
  * function of a page, it registers a uprobe on a second function of that
  * page, then unregisters it, and counts the calls of arm64's
  * sync_icache_aliases() made meanwhile by this task under uprobe_write()
+ * (uprobe_write_opcode() on 6.12)
  * (a kprobe event with stack traces, filtered by pid, in a tracefs instance
  * of its own).  Each write must make one.  It fails (0 calls) on a kernel
  * whose __get_user_pages() does not call flush_dcache_page().  That both
@@ -116,7 +117,7 @@ static int clear_syncs(void)
 }
 
 /*
- * Calls traced since clear_syncs() whose stack has uprobe_write(), or -1.
+ * Calls traced since clear_syncs() whose stack has uprobe_write*(), or -1.
  * Each event line is followed by its "<stack trace>" and " => fn" lines.
  */
 static long count_syncs(void)
@@ -132,7 +133,8 @@ static long count_syncs(void)
 		if (line[0] == '#' || strstr(line, "<stack trace>"))
 			continue;
 		if (strstr(line, " => ")) {
-			if (in_sync && !counted && strstr(line, "=> uprobe_write\n")) {
+			/* uprobe_write(), or 6.12's uprobe_write_opcode() */
+			if (in_sync && !counted && strstr(line, "=> uprobe_write")) {
 				counted = true;
 				n++;
 			}
@@ -204,7 +206,7 @@ int main(void)
 	del_syncs = syncs_removing(B);
 	cleanup();
 
-	ksft_print_msg("hits %ld, %ld; sync_icache_aliases() calls under uprobe_write(): %ld registering, %ld unregistering\n",
+	ksft_print_msg("hits %ld, %ld; sync_icache_aliases() calls under uprobe_write*(): %ld registering, %ld unregistering\n",
 		       hits_a, hits_b, add_syncs, del_syncs);
 	ksft_test_result(hits_a == 1 && hits_b == 1,
 			 "both uprobes of the page fire\n");
