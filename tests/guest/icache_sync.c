@@ -13,13 +13,12 @@
  * itself), so the test watches the maintenance: with a uprobe on one
  * function of a page, it registers a uprobe on a second function of that
  * page, then unregisters it, and counts the calls of arm64's
- * sync_icache_aliases() made meanwhile by this task under uprobe_write()
- * (uprobe_write_opcode() on 6.12)
- * (a kprobe event with stack traces, filtered by pid, in a tracefs instance
- * of its own).  Each write must make one.  It fails (0 calls) on a kernel
- * whose __get_user_pages() does not call flush_dcache_page().  That both
- * uprobes fire is only a sanity check.  The pid filter takes the pid of the
- * initial namespace: run it there.
+ * sync_icache_aliases() made meanwhile by this task under uprobe_write(),
+ * or uprobe_write_opcode() on 6.12 (a kprobe event with stack traces,
+ * filtered by pid, in a tracefs instance of its own).  Each write must make
+ * one.  It fails (0 calls) on a kernel whose __get_user_pages() does not
+ * call flush_dcache_page().  That both uprobes fire is only a sanity check.
+ * The pid filter takes the pid of the initial namespace: run it there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,11 +29,9 @@
 #include "kselftest.h"
 #include "uprobe_util.h"
 
-#define TRACEFS "/sys/kernel/tracing"
 #define INSTANCE TRACEFS "/instances/testbed_icache"
 #define EVENT INSTANCE "/events/testbed_icache/sync"
 #define KPROBE "testbed_icache/sync"
-#define ALIGN 65536UL	/* the largest arm64 page size */
 
 void icache_a(void);
 void icache_b(void);
@@ -42,7 +39,8 @@ void icache_warm(void);
 
 /*
  * icache_a and icache_b share a page; icache_warm has one of its own, so
- * that neither holds the code of the test itself.
+ * that neither holds the code of the test itself (64K: the largest arm64
+ * page size).
  */
 asm(".text\n"
     ".balign 65536\n"
@@ -147,17 +145,23 @@ static long count_syncs(void)
 	return n;
 }
 
-/* Define and enable probes[@i] on @fn; the syncs that made, or -1. */
+/*
+ * Define and enable probes[@i] on @fn.  It counts as defined even when this
+ * fails: tprobe_add() may define the event and then fail to enable it.
+ */
+static int add_probe(int i, const char *name, void (*fn)(void))
+{
+	defined[i] = true;
+	return tprobe_add(&probes[i], name, (void *)fn, false);
+}
+
+/* add_probe(), and the syncs that made, or -1. */
 static long syncs_adding(int i, const char *name, void (*fn)(void))
 {
 	int err = clear_syncs();
 
-	if (tprobe_add(&probes[i], name, (void *)fn, false)) {
-		/* tprobe_add() may have defined it before failing to enable */
-		defined[i] = true;
+	if (add_probe(i, name, fn))
 		return -1;
-	}
-	defined[i] = true;
 	return err ? -1 : count_syncs();
 }
 
@@ -193,11 +197,8 @@ int main(void)
 	if (syncs_adding(WARM, "icache_warm", icache_warm) < 0 ||
 	    syncs_removing(WARM) < 0)
 		fail("cannot add and remove a uprobe");
-	if (tprobe_add(&probes[A], "icache_a", (void *)icache_a, false)) {
-		defined[A] = true;
+	if (add_probe(A, "icache_a", icache_a))
 		fail("cannot add a uprobe");
-	}
-	defined[A] = true;
 	add_syncs = syncs_adding(B, "icache_b", icache_b);
 	icache_a();
 	icache_b();

@@ -12,7 +12,6 @@
 
 #include "uprobe_util.h"
 
-#define TRACEFS "/sys/kernel/tracing"
 #define SLOTS_KNOB "/sys/kernel/debug/arm64_uprobe_trampoline"
 
 int write_file(const char *file, const char *s, bool append)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define TRACEFS "/sys/kernel/tracing"
+
 /*
  * write_file - write @s to @file (a tracefs or debugfs knob), appending if
  * @append, else truncating.  Returns 0, or -1 with a message on stderr.
