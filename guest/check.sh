@@ -1,11 +1,13 @@
 #!/bin/bash
 # Guest side of `make check`: run every guest test; each prints TAP
 # (kselftest format).  The host counts the "ok"/"not ok" lines and scans the
-# kernel log.  Arguments: [SECONDS], the longest one test may run (600;
-# more on a debug kernel).
+# kernel log.  Arguments: [SECONDS [TEST...]]: the longest one test may run
+# (600; more on a debug kernel), and the tests of /testbed/tests to run
+# (all, and then the Go, KUnit and bench checks, when none is named).
 set -uo pipefail
 cd /testbed
 test_timeout=${1:-600}
+[ $# -eq 0 ] || shift
 
 # stage NAME: mark progress so a host timeout can say where the guest hung.
 stage() { echo "TESTBED-STAGE: $1"; }
@@ -14,13 +16,11 @@ stage() { echo "TESTBED-STAGE: $1"; }
 # poe, mte3); the log says so.
 echo "# cpu features: $(awk -F': ' '/^Features/ { print $2; exit }' /proc/cpuinfo)"
 
-# A test that crashes or hangs fails; kselftest's exit code 4 is a skip.
-ntests=0
-for t in tests/*; do
-	[ -x "$t" ] || continue
-	ntests=$((ntests + 1))
+# run_test PATH: run one test; one that crashes or hangs fails, and
+# kselftest's exit code 4 is a skip.
+run_test() {
+	local t=$1 rc=0
 	stage "${t##*/}"
-	rc=0
 	timeout "$test_timeout" "$t" || rc=$?
 	case $rc in
 	0) ;;
@@ -28,6 +28,24 @@ for t in tests/*; do
 	124 | 143) echo "not ok - ${t##*/} timed out after ${test_timeout}s (exit $rc)" ;;
 	*) echo "not ok - ${t##*/} exited with $rc" ;;
 	esac
+}
+
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		if [ -x "tests/$t" ]; then
+			run_test "tests/$t"
+		else
+			echo "not ok - $t: no such guest test in /testbed/tests"
+		fi
+	done
+	exit 0
+fi
+
+ntests=0
+for t in tests/*; do
+	[ -x "$t" ] || continue
+	ntests=$((ntests + 1))
+	run_test "$t"
 done
 [ "$ntests" -gt 0 ] || echo "not ok - no guest tests found in /testbed/tests"
 

@@ -7,6 +7,9 @@
 # Environment: VCPUS (2), GUEST_TIMEOUT (900 s), TEST_TIMEOUT (600 s, the
 # longest one guest test may run); CHECK_FLAVOUR (patched: the kernel
 # booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
+# On a base with GCS_QEMU_SUITE (config/base/BASE.env), the kernel boots a
+# second time, under a QEMU that emulates FEAT_GCS (scripts/qemu_gcs.sh), for
+# the GCS tests (GCS_TESTS).
 . "$(dirname "$0")/lib.sh"
 
 CHECK_FLAVOUR=${CHECK_FLAVOUR:-patched}
@@ -14,6 +17,7 @@ HOST_TESTS=${HOST_TESTS:-1}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 RUNDIR=$BUILD/run/check-$CHECK_FLAVOUR
 TAP=$BUILD/check-$CHECK_FLAVOUR.tap
+GCS_TESTS=${GCS_TESTS:-uprobe_gcs}
 
 # count TAPFILE: add the file's results to the totals.
 count() {
@@ -48,10 +52,34 @@ guest_tests() {
 	result $rc "guest: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
 }
 
+# gcs_tests: GCS_TESTS on the same kernel under the QEMU of GCS_QEMU_SUITE;
+# bookworm-backports' QEMU, which runs the rest, has no GCS.  The guest CPU
+# must offer it, or the run fails (the tests alone would only skip).
+gcs_tests() {
+	local rc=0 qemu dir=$RUNDIR-gcs gcs=1
+	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with FEAT_GCS: $GCS_TESTS"
+	if ! qemu=$("$ROOT/scripts/qemu_gcs.sh"); then
+		result 1 "GCS guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
+		return
+	fi
+	rm -rf "$dir"
+	# shellcheck disable=SC2086 # a list of tests
+	QEMU=$qemu "$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$dir" "$TEST_TIMEOUT" $GCS_TESTS 2>&1 |
+		sed 's/^/# /' || rc=1
+	grep -a -q -E '^# cpu features:.* gcs( |$)' "$dir/out.txt" 2>/dev/null && gcs=0
+	result $gcs "GCS guest: the CPU offers GCS"
+	grep -a -E '^(not )?ok |^#' "$dir/out.txt" 2>/dev/null || true
+	result $rc "GCS guest: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
+}
+
 main() {
 	mkdir -p "$BUILD"
 	ksrc_at queue
-	{ [ "$HOST_TESTS" = 0 ] || host_tests; guest_tests; } 2>&1 | tee "$TAP"
+	{
+		[ "$HOST_TESTS" = 0 ] || host_tests
+		guest_tests
+		[ -z "${GCS_QEMU_SUITE:-}" ] || gcs_tests
+	} 2>&1 | tee "$TAP"
 	count "$TAP"
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" = 0 ] && [ "$pass" -gt 0 ]

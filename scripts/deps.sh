@@ -14,7 +14,7 @@ HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
 	   clang llvm lld clang-19 llvm-19 pkg-config file git-email libmailtools-perl
-	   golang-go)
+	   golang-go mmdebstrap)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 QEMU_MIN=10.0
 

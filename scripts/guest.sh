@@ -8,7 +8,8 @@
 # Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
 # QEMU_CPU (max,pauth-impdef=on), ICOUNT (0; 1: guest time counts guest
 # instructions, 1 ns each, of all vCPUs: -icount shift=0, single-threaded
-# TCG; use it with VCPUS=1 to time one task).
+# TCG; use it with VCPUS=1 to time one task), QEMU (qemu-system-aarch64: the
+# emulator to run, e.g. scripts/qemu_gcs.sh's).
 # Exit: 0 when the job ran and the kernel log is clean; otherwise a message
 # naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +23,7 @@ GUEST_MEM=${GUEST_MEM:-1024}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
 QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
 ICOUNT=${ICOUNT:-0}
+QEMU=${QEMU:-qemu-system-aarch64}
 
 # Kernel log lines that fail any run.
 SPLAT_RE='Kernel panic|BUG:|WARNING:|Oops|Unable to handle kernel|Internal error:|Call trace:|KASAN:|UBSAN:|possible circular locking|inconsistent lock state'
@@ -32,7 +34,7 @@ last_stage() {
 }
 
 main() {
-	need_cmd qemu-system-aarch64 timeout
+	need_cmd "$QEMU" timeout
 	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
 	local accel=(-accel tcg,thread=multi) mode=""
 	if [ "$ICOUNT" = 1 ]; then
@@ -46,7 +48,7 @@ main() {
 	args=$(IFS=,; echo "$*")
 	args=${args// /,}
 	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU$mode), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
-	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" qemu-system-aarch64 \
+	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" "$QEMU" \
 		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
 		"${accel[@]}" \
 		-kernel "$image" -initrd "$initrd" \
@@ -59,7 +61,7 @@ main() {
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		die "$flavour guest timed out after ${GUEST_TIMEOUT}s and was killed; last stage: '$(last_stage)' (logs in $outdir)"
 	fi
-	[ "$rc" -eq 0 ] || die "qemu-system-aarch64 failed (exit $rc); see $outdir/console.log"
+	[ "$rc" -eq 0 ] || die "${QEMU##*/} failed (exit $rc); see $outdir/console.log"
 	if grep -a -q -E "$SPLAT_RE" "$outdir/console.log"; then
 		grep -a -E "$SPLAT_RE" "$outdir/console.log" | head -n 5 >&2
 		die "$flavour kernel log has a panic/BUG/WARNING/Oops (see $outdir/console.log)"
