@@ -9,7 +9,9 @@
  * its ESR, exactly when the unprobed task gets one.  Each case runs in a
  * fresh child, whose thread.fault_code starts at 0; a second case takes a
  * SIGSEGV first (fault_code is then that fault's ESR) and checks that the
- * ESR of the next frame is still that one.
+ * ESR of the next frame is still that one.  A third has the stepped
+ * instruction itself fault (a load from address 0): that SIGSEGV's frame
+ * must hold the native ESR, PC and PSTATE (no SPSR.SS left from the step).
  */
 #define _GNU_SOURCE
 #include <asm/sigcontext.h>
@@ -38,10 +40,23 @@ asm(".text\n"
     "	ret\n"
     ".size esr_target, .-esr_target\n");
 
+/* esr_fault(0, 0) faults in its probed, stepped, first instruction. */
+uint64_t esr_fault(uint64_t a, uint64_t b);
+
+asm(".text\n"
+    ".globl esr_fault\n.type esr_fault, %function\n"
+    "esr_fault:\n"
+    "	ldr	x0, [x0, x1]\n"
+    "	ret\n"
+    ".size esr_fault, .-esr_fault\n");
+
+enum mode { PLAIN, SEGV_FIRST, STEP_FAULTS };
+
 /* What the child saw in its SIGUSR1 frame, passed back through a pipe. */
 struct frame_seen {
 	int has_esr;
 	uint64_t esr;
+	uint64_t pc, pstate;	/* STEP_FAULTS: of the SIGSEGV frame */
 };
 
 static struct frame_seen seen;
@@ -74,14 +89,20 @@ static void on_usr1(int sig, siginfo_t *si, void *ctx)
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
+	ucontext_t *uc = ctx;
+
+	scan_frame(uc, &seen);
+	seen.pc = uc->uc_mcontext.pc;
+	seen.pstate = uc->uc_mcontext.pstate;
 	siglongjmp(after_segv, 1);
 }
 
 /*
- * Child: optionally take a SIGSEGV, call the probed function, raise
- * SIGUSR1, and write what its frame held to @fd.
+ * Child: STEP_FAULTS: call esr_fault(0, 0) and write what the frame of its
+ * SIGSEGV held to @fd.  Otherwise: take a SIGSEGV first (SEGV_FIRST), call
+ * the probed function, raise SIGUSR1, and write what its frame held.
  */
-static void child(int fd, int segv_first)
+static void child(int fd, enum mode mode)
 {
 	struct sigaction sa = { .sa_flags = SA_SIGINFO };
 	volatile uint64_t sum = 0;
@@ -91,7 +112,12 @@ static void child(int fd, int segv_first)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_sigaction = on_segv;
 	sigaction(SIGSEGV, &sa, NULL);
-	if (segv_first && !sigsetjmp(after_segv, 1)) {
+	if (mode == STEP_FAULTS) {
+		if (!sigsetjmp(after_segv, 1))
+			esr_fault(0, 0);
+		_exit(write(fd, &seen, sizeof(seen)) == sizeof(seen) ? 0 : 2);
+	}
+	if (mode == SEGV_FIRST && !sigsetjmp(after_segv, 1)) {
 		char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		*(volatile char *)p = 1;	/* SIGSEGV: sets fault_code */
@@ -105,7 +131,7 @@ static void child(int fd, int segv_first)
 }
 
 /* Run a child; fill @out with what its SIGUSR1 frame held.  0 or -1. */
-static int run_child(int segv_first, struct frame_seen *out)
+static int run_child(enum mode mode, struct frame_seen *out)
 {
 	int fds[2], status;
 	pid_t pid;
@@ -117,7 +143,7 @@ static int run_child(int segv_first, struct frame_seen *out)
 		return -1;
 	if (!pid) {
 		close(fds[0]);
-		child(fds[1], segv_first);
+		child(fds[1], mode);
 	}
 	close(fds[1]);
 	if (read(fds[0], out, sizeof(*out)) != sizeof(*out))
@@ -130,29 +156,42 @@ static int run_child(int segv_first, struct frame_seen *out)
 }
 
 /* One case: native, then probed, and compare the frames. */
-static void check_case(const char *name, int segv_first)
+static void check_case(const char *name, enum mode mode)
 {
+	void *target = mode == STEP_FAULTS ? (void *)esr_fault : (void *)esr_target;
+	int calls = mode == STEP_FAULTS ? 1 : CALLS;
 	struct frame_seen native, probed;
 	struct tprobe p;
 	long hits;
 
-	if (run_child(segv_first, &native)) {
+	memset(&native, 0, sizeof(native));
+	memset(&probed, 0, sizeof(probed));
+	if (run_child(mode, &native)) {
 		ksft_test_result_fail("%s: native child failed\n", name);
 		return;
 	}
-	if (tprobe_add(&p, "sigframe_esr", esr_target, false)) {
+	if (tprobe_add(&p, "sigframe_esr", target, false)) {
 		ksft_test_result_fail("%s: cannot add the uprobe\n", name);
 		return;
 	}
-	if (run_child(segv_first, &probed)) {
+	if (run_child(mode, &probed)) {
 		tprobe_del(&p);
 		ksft_test_result_fail("%s: probed child failed\n", name);
 		return;
 	}
 	hits = tprobe_hits(&p);
 	tprobe_del(&p);
-	if (hits != CALLS) {
-		ksft_test_result_fail("%s: %ld hits, want %d\n", name, hits, CALLS);
+	if (hits != calls) {
+		ksft_test_result_fail("%s: %ld hits, want %d\n", name, hits, calls);
+		return;
+	}
+	if (native.pc != probed.pc || native.pstate != probed.pstate) {
+		ksft_print_msg("native: pc %#llx pstate %#llx, probed: pc %#llx pstate %#llx\n",
+			       (unsigned long long)native.pc,
+			       (unsigned long long)native.pstate,
+			       (unsigned long long)probed.pc,
+			       (unsigned long long)probed.pstate);
+		ksft_test_result_fail("%s: signal frame as native\n", name);
 		return;
 	}
 	if (native.has_esr != probed.has_esr ||
@@ -172,8 +211,9 @@ static void check_case(const char *name, int segv_first)
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(2);
-	check_case("after a stepped uprobe", 0);
-	check_case("after a SIGSEGV and a stepped uprobe", 1);
+	ksft_set_plan(3);
+	check_case("after a stepped uprobe", PLAIN);
+	check_case("after a SIGSEGV and a stepped uprobe", SEGV_FIRST);
+	check_case("a stepped uprobe that faults", STEP_FAULTS);
 	ksft_finished();
 }
