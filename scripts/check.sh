@@ -39,37 +39,40 @@ host_tests() {
 	done
 }
 
-guest_tests() {
-	local rc=0
-	echo "# guest: $CHECK_FLAVOUR kernel, job check"
-	local init=0
-	rm -rf "$RUNDIR"
-	"$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$RUNDIR" "$TEST_TIMEOUT" 2>&1 |
+# boot_check LABEL DIR [TEST...]: boot the kernel with job check (all
+# tests, or the named ones) under $QEMU, logs in DIR; its TAP, and TAP
+# lines for the boot and the job, named LABEL.
+boot_check() {
+	local label=$1 dir=$2 rc=0 init=0
+	shift 2
+	rm -rf "$dir"
+	"$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$dir" "$TEST_TIMEOUT" "$@" 2>&1 |
 		sed 's/^/# /' || rc=1
-	grep -a -q '^TESTBED: init reached' "$RUNDIR/out.txt" 2>/dev/null || init=1
-	result $init "guest: boot reaches our init"
-	grep -a -E '^(not )?ok |^#' "$RUNDIR/out.txt" 2>/dev/null || true
-	result $rc "guest: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
+	grep -a -q '^TESTBED: init reached' "$dir/out.txt" 2>/dev/null || init=1
+	result $init "$label: boot reaches our init"
+	grep -a -E '^(not )?ok |^#' "$dir/out.txt" 2>/dev/null || true
+	result $rc "$label: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
+}
+
+guest_tests() {
+	echo "# guest: $CHECK_FLAVOUR kernel, job check"
+	boot_check guest "$RUNDIR"
 }
 
 # gcs_tests: GCS_TESTS on the same kernel under the QEMU of GCS_QEMU_SUITE;
 # bookworm-backports' QEMU, which runs the rest, has no GCS.  The guest CPU
 # must offer it, or the run fails (the tests alone would only skip).
 gcs_tests() {
-	local rc=0 qemu dir=$RUNDIR-gcs gcs=1
+	local qemu gcs=1
 	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with FEAT_GCS: $GCS_TESTS"
 	if ! qemu=$("$ROOT/scripts/qemu_gcs.sh"); then
 		result 1 "GCS guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
 		return
 	fi
-	rm -rf "$dir"
 	# shellcheck disable=SC2086 # a list of tests
-	QEMU=$qemu "$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$dir" "$TEST_TIMEOUT" $GCS_TESTS 2>&1 |
-		sed 's/^/# /' || rc=1
-	grep -a -q -E '^# cpu features:.* gcs( |$)' "$dir/out.txt" 2>/dev/null && gcs=0
+	QEMU=$qemu boot_check "GCS guest" "$RUNDIR-gcs" $GCS_TESTS
+	grep -a -q -E '^# cpu features:.* gcs( |$)' "$RUNDIR-gcs/out.txt" 2>/dev/null && gcs=0
 	result $gcs "GCS guest: the CPU offers GCS"
-	grep -a -E '^(not )?ok |^#' "$dir/out.txt" 2>/dev/null || true
-	result $rc "GCS guest: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
 }
 
 main() {

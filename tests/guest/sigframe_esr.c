@@ -185,22 +185,18 @@ static void check_case(const char *name, enum mode mode)
 		ksft_test_result_fail("%s: %ld hits, want %d\n", name, hits, calls);
 		return;
 	}
-	if (native.pc != probed.pc || native.pstate != probed.pstate) {
-		ksft_print_msg("native: pc %#llx pstate %#llx, probed: pc %#llx pstate %#llx\n",
-			       (unsigned long long)native.pc,
-			       (unsigned long long)native.pstate,
-			       (unsigned long long)probed.pc,
-			       (unsigned long long)probed.pstate);
-		ksft_test_result_fail("%s: signal frame as native\n", name);
-		return;
-	}
 	if (native.has_esr != probed.has_esr ||
-	    (native.has_esr && native.esr != probed.esr)) {
-		ksft_print_msg("native: esr_context %s %#llx, probed: %s %#llx\n",
+	    (native.has_esr && native.esr != probed.esr) ||
+	    native.pc != probed.pc || native.pstate != probed.pstate) {
+		ksft_print_msg("native: esr_context %s %#llx pc %#llx pstate %#llx, probed: %s %#llx pc %#llx pstate %#llx\n",
 			       native.has_esr ? "present" : "absent",
 			       (unsigned long long)native.esr,
+			       (unsigned long long)native.pc,
+			       (unsigned long long)native.pstate,
 			       probed.has_esr ? "present" : "absent",
-			       (unsigned long long)probed.esr);
+			       (unsigned long long)probed.esr,
+			       (unsigned long long)probed.pc,
+			       (unsigned long long)probed.pstate);
 		ksft_test_result_fail("%s: signal frame as native\n", name);
 		return;
 	}
