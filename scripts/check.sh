@@ -8,8 +8,9 @@
 # longest one guest test may run); CHECK_FLAVOUR (patched: the kernel
 # booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
 # On a base with GCS_QEMU_SUITE (config/base/BASE.env), the kernel boots a
-# second time, under a QEMU that emulates FEAT_GCS (scripts/qemu_gcs.sh), for
-# the GCS tests (GCS_TESTS).
+# second time, under a newer QEMU (scripts/qemu_gcs.sh) whose CPU has what
+# the first one's lacks (NEW_CPU_FEATURES: FEAT_GCS, FEAT_CMPBR), for the
+# tests that need it (NEW_CPU_TESTS).
 . "$(dirname "$0")/lib.sh"
 
 CHECK_FLAVOUR=${CHECK_FLAVOUR:-patched}
@@ -17,7 +18,8 @@ HOST_TESTS=${HOST_TESTS:-1}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 RUNDIR=$BUILD/run/check-$CHECK_FLAVOUR
 TAP=$BUILD/check-$CHECK_FLAVOUR.tap
-GCS_TESTS=${GCS_TESTS:-uprobe_gcs}
+NEW_CPU_TESTS=${NEW_CPU_TESTS:-uprobe_gcs uprobe_sim}
+NEW_CPU_FEATURES="gcs cmpbr"
 
 # count TAPFILE: add the file's results to the totals.
 count() {
@@ -59,20 +61,24 @@ guest_tests() {
 	boot_check guest "$RUNDIR"
 }
 
-# gcs_tests: GCS_TESTS on the same kernel under the QEMU of GCS_QEMU_SUITE;
-# bookworm-backports' QEMU, which runs the rest, has no GCS.  The guest CPU
-# must offer it, or the run fails (the tests alone would only skip).
-gcs_tests() {
-	local qemu gcs=1
-	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with FEAT_GCS: $GCS_TESTS"
+# new_cpu_tests: NEW_CPU_TESTS on the same kernel under the QEMU of
+# GCS_QEMU_SUITE; bookworm-backports' QEMU, which runs the rest, has none
+# of NEW_CPU_FEATURES.  The guest CPU must offer each, or the run fails
+# (the tests alone would only skip).
+new_cpu_tests() {
+	local qemu f ok
+	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with $NEW_CPU_FEATURES: $NEW_CPU_TESTS"
 	if ! qemu=$("$ROOT/scripts/qemu_gcs.sh"); then
-		result 1 "GCS guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
+		result 1 "new-CPU guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
 		return
 	fi
 	# shellcheck disable=SC2086 # a list of tests
-	QEMU=$qemu boot_check "GCS guest" "$RUNDIR-gcs" $GCS_TESTS
-	grep -a -q -E '^# cpu features:.* gcs( |$)' "$RUNDIR-gcs/out.txt" 2>/dev/null && gcs=0
-	result $gcs "GCS guest: the CPU offers GCS"
+	QEMU=$qemu boot_check "new-CPU guest" "$RUNDIR-gcs" $NEW_CPU_TESTS
+	for f in $NEW_CPU_FEATURES; do
+		ok=1
+		grep -a -q -E "^# cpu features:.* $f( |\$)" "$RUNDIR-gcs/out.txt" 2>/dev/null && ok=0
+		result $ok "new-CPU guest: the CPU offers $f"
+	done
 }
 
 main() {
@@ -81,7 +87,7 @@ main() {
 	{
 		[ "$HOST_TESTS" = 0 ] || host_tests
 		guest_tests
-		[ -z "${GCS_QEMU_SUITE:-}" ] || gcs_tests
+		[ -z "${GCS_QEMU_SUITE:-}" ] || new_cpu_tests
 	} 2>&1 | tee "$TAP"
 	count "$TAP"
 	echo "$pass passed, $fail failed, $skip skipped"

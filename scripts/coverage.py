@@ -102,6 +102,7 @@ INSN = {
     "tbz": (0x7F000000, 0x36000000),
     "tbnz": (0x7F000000, 0x37000000),
     "bcond": (0xFF000000, 0x54000000),
+    "cb_cond": (0x7E000000, 0x74000000),
     "exception": (0xFF000000, 0xD4000000),
     "hint": (0xFFFFF01F, 0xD503201F),
     "br": (0xFFFFFC1F, 0xD61F0000),
@@ -150,11 +151,22 @@ def _steppable_hint(insn):
     return is_("hint", insn) and (insn & 0xFE0) in STEPPABLE_HINTS
 
 
-def _is_branch(insn):
-    # aarch64_insn_is_branch() (insn.h)
+def _is_branch(insn, patched):
+    # aarch64_insn_is_branch() (insn.h); the series adds FEAT_CMPBR's CB<cc>
     return any(is_(n, insn) for n in ("b", "bl", "cbz", "cbnz", "tbz", "tbnz", "ret",
                                       "ret_auth", "br", "br_auth", "blr", "blr_auth",
-                                      "bcond"))
+                                      "bcond")) or (patched and is_("cb_cond", insn))
+
+
+def _cb_cond_allocated(insn):
+    # aarch64_insn_is_cb_cond_allocated() (insn.h of the series): CB<cc> with
+    # a register (sz 0b00) or an imm6 (bit 14 clear), CBB<cc> and CBH<cc>
+    # (sf 0, sz 0b1x), not conditions 0b100 and 0b101.  The kernel simulates
+    # them where the CPU has FEAT_CMPBR, as this models.
+    if insn & 0x00C00000 == 0x00800000:
+        return False
+    return (insn & 0x7F00C000 == 0x74000000 or insn & 0xFF008000 == 0x74008000
+            or insn & 0x7F004000 == 0x75000000)
 
 
 def _uses_literal(insn, patched):
@@ -175,7 +187,7 @@ def _steppable(insn, patched):
     if patched and _pauth_lr_pc(insn):
         return False
     if is_("class_branch_sys", insn):
-        if _is_branch(insn) or any(is_(n, insn) for n in (
+        if _is_branch(insn, patched) or any(is_(n, insn) for n in (
                 "msr_imm", "msr_reg", "exception", "eret", "eret_auth")):
             return False
         if is_("mrs", insn):
@@ -193,6 +205,8 @@ def _decode(insn, patched):
         return "simulated"
     if _steppable(insn, patched):
         return "stepped"
+    if patched and _cb_cond_allocated(insn):
+        return "simulated"
     if any(is_(n, insn) for n in ("bcond", "cbz", "cbnz", "tbz", "tbnz", "adr", "adrp",
                                   "b", "bl", "br", "blr", "ret")):
         return "simulated"
@@ -251,6 +265,7 @@ def verdict(insn, kernel):
 def _class_branch_sys(insn):
     for names, label in ((("b",), "b"), (("bl",), "bl"), (("bcond",), "b.cond"),
                          (("cbz", "cbnz"), "cbz/cbnz"), (("tbz", "tbnz"), "tbz/tbnz"),
+                         (("cb_cond",), "cb<cc> (cmpbr)"),
                          (("ret", "br", "blr"), "ret/br/blr"),
                          (("ret_auth", "br_auth", "blr_auth"), "retaa/braa/blraa (pauth)"),
                          (("exception",), "svc/brk/hlt (exception)"),

@@ -44,6 +44,9 @@ KNOWN=$(cat <<'EOF'
 0xdac1a3fe stepped rejected paciasppc
 0xd65f0be2 stepped rejected retaasppcr x2
 0xdac1905e stepped stepped autiasppcr x2
+0xf4c30042 stepped simulated cbeq x2, x3, .+8 (FEAT_CMPBR)
+0x74e3c042 stepped simulated cbhne w2, w3, .+8
+0x75a08042 stepped rejected cb<cc 0b101> w2, #1 (unallocated)
 EOF
 )
 
