@@ -108,7 +108,8 @@ debian_mirror() {
 
 # apt_conf NAME SYSTEM SUITE...: make a private apt configuration in
 # build/apt/NAME whose sources are SUITE... (main) of the machine's Debian
-# mirror, plus the machine's own sources when SYSTEM is 1; its package lists
+# mirror (their source packages too when APT_DEB_SRC is 1), plus the
+# machine's own sources when SYSTEM is 1; its package lists
 # and downloads stay in that folder, and the machine's sources are never
 # changed.  Refreshed (apt-get update) when made or older than a day.  Sets
 # APT_OPTS to the options that select it.  Stops when the update fails.
@@ -126,6 +127,8 @@ apt_conf() {
 	fi
 	for s in "$@"; do
 		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $s main"
+		[ "${APT_DEB_SRC:-0}" != 1 ] ||
+			echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $s main"
 	done > "$dir/testbed.list"
 	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/testbed.list" -o "Dir::Etc::SourceParts=$dir/parts"
 		  -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"

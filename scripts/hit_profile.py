@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Kernel instructions per uprobe hit, function by function, for
+scripts/hit_profile.sh.
+
+  hit_profile.py SYSTEM_MAP COUNTS [--per FUNCTION] [--min-calls X]
+
+COUNTS: lines "VADDR INSNS RUNS" of scripts/tbprof.c (a translation block's
+address in hex, its instructions, how many times it ran).  Each block is
+charged to the function of System.map that holds its address; a block that
+starts at a function's address is a call of it.  FUNCTION (handler_chain:
+once per hit of an entry probe) gives the hits; functions with fewer than X
+calls per hit (0.5) are left out, which leaves out boot and the rest of the
+guest.  Blocks outside the kernel image (_stext to _etext: BPF programs,
+modules) are one row of their own.  A block that ends early (an
+exception) is charged in full.
+
+Prints one line per function, most instructions first: instructions per
+hit, calls per hit, name; then their sum.  Errors: unreadable files, no
+call of FUNCTION: a message and exit status 1.
+"""
+import argparse
+import bisect
+import sys
+
+
+OUTSIDE = "[outside the image: BPF, modules]"
+
+
+def read_symbols(path):
+    """Text symbols of System.map, sorted: (addresses, names), and the
+    image's text as (_stext, _etext)."""
+    syms, text = [], {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 3:
+                continue
+            if parts[1] in "tTwW":
+                syms.append((int(parts[0], 16), parts[2]))
+            if parts[2] in ("_stext", "_etext"):
+                text[parts[2]] = int(parts[0], 16)
+    if len(text) != 2:
+        raise ValueError(f"{path} has no _stext or _etext")
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms], (text["_stext"], text["_etext"])
+
+
+def charge(counts_path, addrs, names, text):
+    """Instructions and calls per function over every block of COUNTS."""
+    insns, calls = {}, {}
+    with open(counts_path) as f:
+        for line in f:
+            vaddr, n, runs = line.split()
+            vaddr, n, runs = int(vaddr, 16), int(n), int(runs)
+            if not text[0] <= vaddr < text[1]:
+                insns[OUTSIDE] = insns.get(OUTSIDE, 0) + n * runs
+                continue
+            i = bisect.bisect_right(addrs, vaddr) - 1
+            name = names[i] if i >= 0 else "?"
+            insns[name] = insns.get(name, 0) + n * runs
+            if i >= 0 and addrs[i] == vaddr:
+                calls[name] = calls.get(name, 0) + runs
+    return insns, calls
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("system_map")
+    ap.add_argument("counts")
+    ap.add_argument("--per", default="handler_chain")
+    ap.add_argument("--min-calls", type=float, default=0.5)
+    a = ap.parse_args()
+    try:
+        addrs, names, text = read_symbols(a.system_map)
+        insns, calls = charge(a.counts, addrs, names, text)
+    except (OSError, ValueError) as e:
+        sys.exit(f"hit_profile.py: {e}")
+    hits = calls.get(a.per, 0)
+    if not hits:
+        sys.exit(f"hit_profile.py: {a.per} never called: no probe was hit")
+    rows = [(v / hits, calls.get(f, 0) / hits, f) for f, v in insns.items()
+            if calls.get(f, 0) / hits >= a.min_calls or f == OUTSIDE]
+    rows.sort(reverse=True)
+    print(f"{hits} hits ({a.per} calls); kernel instructions per hit:")
+    for per_hit, per_call, f in rows:
+        print(f"{per_hit:8.1f} {per_call:6.2f}  {f}")
+    print(f"{sum(r[0] for r in rows):8.1f}         total of these functions")
+
+
+if __name__ == "__main__":
+    main()
