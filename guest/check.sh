@@ -3,7 +3,8 @@
 # (kselftest format).  The host counts the "ok"/"not ok" lines and scans the
 # kernel log.  Arguments: [SECONDS [TEST...]]: the longest one test may run
 # (600; more on a debug kernel), and the tests of /testbed/tests to run
-# (all, and then the Go, KUnit and bench checks, when none is named).
+# (all, and then the Go, KUnit and bench checks, when none is named;
+# "kunit" names the KUnit results).
 set -uo pipefail
 cd /testbed
 test_timeout=${1:-600}
@@ -30,9 +31,29 @@ run_test() {
 	esac
 }
 
+# kunit_results: the results of the KUnit suites built into the kernel,
+# which ran at boot, from debugfs.  The suites the series adds must be
+# there.
+kunit_results() {
+	local suite r
+	for suite in arm64_probes; do
+		[ -r "/sys/kernel/debug/kunit/$suite/results" ] ||
+			echo "not ok - kunit: suite $suite did not run"
+	done
+	for r in /sys/kernel/debug/kunit/*/results; do
+		[ -r "$r" ] || continue
+		# per-case lines, and a failed suite (e.g. one whose init failed)
+		sed -n -e 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' \
+		       -e 's/^\(not ok [0-9]\{1,\} \)/\1kunit suite: /p' "$r"
+	done
+}
+
 if [ $# -gt 0 ]; then
 	for t in "$@"; do
-		if [ -x "tests/$t" ]; then
+		if [ "$t" = kunit ]; then
+			stage kunit
+			kunit_results
+		elif [ -x "tests/$t" ]; then
 			run_test "tests/$t"
 		else
 			echo "not ok - $t: no such guest test in /testbed/tests"
@@ -53,19 +74,9 @@ done
 stage gowork
 /testbed/gowork.sh check 20000 || echo "not ok - gowork.sh exited with $?"
 
-# KUnit suites built into the kernel ran at boot; their results are in
-# debugfs.  The suites the series adds must be there.
+# KUnit suites built into the kernel ran at boot.
 stage kunit
-for suite in arm64_probes; do
-	[ -r "/sys/kernel/debug/kunit/$suite/results" ] ||
-		echo "not ok - kunit: suite $suite did not run"
-done
-for r in /sys/kernel/debug/kunit/*/results; do
-	[ -r "$r" ] || continue
-	# per-case lines, and a failed suite (e.g. one whose init failed)
-	sed -n -e 's/^ \{1,\}\(\(not \)\{0,1\}ok [0-9]\{1,\} \)/\1kunit: /p' \
-	       -e 's/^\(not ok [0-9]\{1,\} \)/\1kunit suite: /p' "$r"
-done
+kunit_results
 
 # bench refuses to measure a target that does not start with the
 # instruction its benchmark is named for (bench-wrong-target: uprobe-nop's

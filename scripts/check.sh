@@ -10,7 +10,10 @@
 # On a base with GCS_QEMU_SUITE (config/base/BASE.env), the kernel boots a
 # second time, under a newer QEMU (scripts/qemu_gcs.sh) whose CPU has what
 # the first one's lacks (NEW_CPU_FEATURES: FEAT_GCS, FEAT_CMPBR), for the
-# tests that need it (NEW_CPU_TESTS).
+# tests that need it (NEW_CPU_TESTS).  Every base also boots once on an
+# older CPU model (OLD_CPU, Armv8.2: no FEAT_HBC, PAC, BTI or MTE) for
+# OLD_CPU_TESTS, where the decoder must refuse what that CPU does not
+# define and the differential tests run without those features.
 . "$(dirname "$0")/lib.sh"
 
 CHECK_FLAVOUR=${CHECK_FLAVOUR:-patched}
@@ -20,6 +23,9 @@ RUNDIR=$BUILD/run/check-$CHECK_FLAVOUR
 TAP=$BUILD/check-$CHECK_FLAVOUR.tap
 NEW_CPU_TESTS=${NEW_CPU_TESTS:-uprobe_gcs uprobe_sim}
 NEW_CPU_FEATURES="gcs cmpbr"
+OLD_CPU=${OLD_CPU:-cortex-a76}
+OLD_CPU_TESTS=${OLD_CPU_TESTS:-kunit uprobe_sim}
+OLD_CPU_LACKS="hbc"
 
 # count TAPFILE: add the file's results to the totals.
 count() {
@@ -81,12 +87,30 @@ new_cpu_tests() {
 	done
 }
 
+# old_cpu_tests: OLD_CPU_TESTS on the same kernel, on OLD_CPU.  The guest
+# CPU must lack each of OLD_CPU_LACKS, or the run fails (what the tests
+# check there would not be tested).
+old_cpu_tests() {
+	local f ok
+	echo "# guest: $CHECK_FLAVOUR kernel on $OLD_CPU, without $OLD_CPU_LACKS: $OLD_CPU_TESTS"
+	# shellcheck disable=SC2086 # a list of tests
+	QEMU_CPU=$OLD_CPU QEMU_MACHINE=virt,gic-version=3 \
+		boot_check "old-CPU guest" "$RUNDIR-old" $OLD_CPU_TESTS
+	for f in $OLD_CPU_LACKS; do
+		ok=0
+		grep -a -q -E "^# cpu features:.* $f( |\$)" "$RUNDIR-old/out.txt" 2>/dev/null && ok=1
+		grep -a -q "^# cpu features:" "$RUNDIR-old/out.txt" 2>/dev/null || ok=1
+		result $ok "old-CPU guest: the CPU lacks $f"
+	done
+}
+
 main() {
 	mkdir -p "$BUILD"
 	ksrc_at queue
 	{
 		[ "$HOST_TESTS" = 0 ] || host_tests
 		guest_tests
+		old_cpu_tests
 		[ -z "${GCS_QEMU_SUITE:-}" ] || new_cpu_tests
 	} 2>&1 | tee "$TAP"
 	count "$TAP"

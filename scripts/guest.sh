@@ -6,7 +6,8 @@
 # bench (guest/init).  Writes OUTDIR/console.log (serial: kernel log) and
 # OUTDIR/out.txt (virtio console: the job's output).
 # Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
-# QEMU_CPU (max,pauth-impdef=on), ICOUNT (0; 1: guest time counts guest
+# QEMU_CPU (max,pauth-impdef=on), QEMU_MACHINE (virt,mte=on,gic-version=3;
+# a CPU without MTE needs it without mte=on), ICOUNT (0; 1: guest time counts guest
 # instructions, 1 ns each, of all vCPUs: -icount shift=0, single-threaded
 # TCG; use it with VCPUS=1 to time one task), QEMU (qemu-system-aarch64: the
 # emulator to run, e.g. scripts/qemu_gcs.sh's).
@@ -22,6 +23,7 @@ VCPUS=${VCPUS:-2}
 GUEST_MEM=${GUEST_MEM:-1024}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
 QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
+QEMU_MACHINE=${QEMU_MACHINE:-virt,mte=on,gic-version=3}
 ICOUNT=${ICOUNT:-0}
 QEMU=${QEMU:-qemu-system-aarch64}
 
@@ -49,7 +51,7 @@ main() {
 	args=${args// /,}
 	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU$mode), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
 	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" "$QEMU" \
-		-M virt,mte=on,gic-version=3 -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
+		-M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
 		"${accel[@]}" \
 		-kernel "$image" -initrd "$initrd" \
 		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args" \
