@@ -7,10 +7,10 @@
 # OUTDIR/out.txt (virtio console: the job's output).
 # Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
 # QEMU_CPU (max,pauth-impdef=on), QEMU_MACHINE (virt,mte=on,gic-version=3;
-# a CPU without MTE needs it without mte=on), ICOUNT (0; 1: guest time counts guest
-# instructions, 1 ns each, of all vCPUs: -icount shift=0, single-threaded
-# TCG; use it with VCPUS=1 to time one task), QEMU (qemu-system-aarch64: the
-# emulator to run, e.g. scripts/qemu_gcs.sh's).
+# a CPU without MTE needs it without mte=on), ICOUNT (0; 1: guest time
+# counts guest instructions, 1 ns each, of all vCPUs: -icount shift=0,
+# single-threaded TCG; use it with VCPUS=1 to time one task), QEMU
+# (qemu-system-aarch64: the emulator to run, e.g. scripts/qemu_gcs.sh's).
 # Exit: 0 when the job ran and the kernel log is clean; otherwise a message
 # naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
 . "$(dirname "$0")/lib.sh"

@@ -10,7 +10,8 @@ charged to the function of System.map that holds its address; a block that
 starts at a function's address is a call of it.  FUNCTION (handler_chain:
 once per hit of an entry probe) gives the hits; functions with fewer than X
 calls per hit (0.5) are left out, which leaves out boot and the rest of the
-guest.  Blocks outside the kernel image (_stext to _etext: BPF programs,
+guest, but for the exception vectors (VECTORS), which are entered at
+offsets, never at their symbol: they are always shown.  Blocks outside the kernel image (_stext to _etext: BPF programs,
 modules) are one row of their own.  A block that ends early (an
 exception) is charged in full.
 
@@ -24,6 +25,7 @@ import sys
 
 
 OUTSIDE = "[outside the image: BPF, modules]"
+VECTORS = ("vectors",)
 
 
 def read_symbols(path):
@@ -79,7 +81,7 @@ def main():
     if not hits:
         sys.exit(f"hit_profile.py: {a.per} never called: no probe was hit")
     rows = [(v / hits, calls.get(f, 0) / hits, f) for f, v in insns.items()
-            if calls.get(f, 0) / hits >= a.min_calls or f == OUTSIDE]
+            if calls.get(f, 0) / hits >= a.min_calls or f == OUTSIDE or f in VECTORS]
     rows.sort(reverse=True)
     print(f"{hits} hits ({a.per} calls); kernel instructions per hit:")
     for per_hit, per_call, f in rows:

@@ -12,8 +12,8 @@
 # path; BASE=mainline, patched only).  SECONDS_RUN: the bench's duration
 # (3).  The plugin is built against qemu-plugin.h of Debian's qemu source
 # package (trixie's, through a private apt configuration), into
-# build/tools.  Prints hit_profile.py's table; the counts stay in
-# build/BASE/run/hit-profile-*/.
+# build/tools.  Prints hit_profile.py's table; the counts, and the
+# kernel's System.map and name, stay in build/BASE/run/hit-profile-*/.
 . "$(dirname "$0")/lib.sh"
 
 TOOLS=$ROOT/build/tools
@@ -48,18 +48,20 @@ build_plugin() {
 		"$ROOT/scripts/tbprof.c" -o "$PLUGIN" || die "cannot build scripts/tbprof.c"
 }
 
-# qemu_wrapper DIR OUT: a qemu-system-aarch64 that loads the plugin, which
-# writes its counts to OUT; prints its path.
+# qemu_wrapper DIR OUT: $QEMU (qemu-system-aarch64) loading the plugin,
+# which writes its counts to OUT; prints its path.  (QEMU refuses a
+# plugin built against a newer qemu-plugin.h, with a message.)
 qemu_wrapper() {
 	local w=$1/qemu-system-aarch64
-	printf '#!/bin/sh\nexec qemu-system-aarch64 -plugin %q,out=%q "$@"\n' "$PLUGIN" "$2" >"$w"
+	case $PLUGIN$2 in *,*) die "a comma in '$PLUGIN' or '$2' would split QEMU's -plugin option" ;; esac
+	printf '#!/bin/sh\nexec %q -plugin %q,out=%q "$@"\n' "${QEMU:-qemu-system-aarch64}" "$PLUGIN" "$2" >"$w"
 	chmod +x "$w"
 	echo "$w"
 }
 
 main() {
 	local trigger=${1:?usage: hit_profile.sh TRIGGER [FLAVOUR]} flavour=${2:-patched}
-	local secs=${SECONDS_RUN:-3} tramp=${TRAMP:-1} dir setup="" qemu
+	local secs=${SECONDS_RUN:-3} tramp=${TRAMP:-1} dir setup="" qemu image
 	[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_RUN must be a positive number, not '$secs'"
 	[ -f "$IMAGES/$flavour/System.map" ] || die "no $flavour kernel (build/images/$flavour/System.map): run scripts/kernel.sh $flavour"
 	if [ "$tramp" = 0 ]; then
@@ -69,16 +71,22 @@ main() {
 		setup="echo N > /sys/kernel/debug/arm64_uprobe_trampoline && "
 	fi
 	build_plugin
-	dir=$BUILD/run/hit-profile-$flavour-$trigger-tramp$tramp
+	dir=$BUILD/run/hit-profile-$flavour-$trigger
+	[ "$tramp" = 1 ] || dir+=-brk
 	mkdir -p "$dir"
 	rm -f "$dir/counts.txt"
+	# The kernel, once: a build may move the flavour's link meanwhile.
+	image=$(basename "$(readlink -f "$IMAGES/$flavour")")
+	cp "$IMAGES/$image/System.map" "$dir/System.map"
+	echo "$image" >"$dir/image"
 	qemu=$(qemu_wrapper "$dir" "$dir/counts.txt")
-	VCPUS=1 QEMU=$qemu GUEST_TIMEOUT=${GUEST_TIMEOUT:-900} "$ROOT/scripts/guest.sh" "$flavour" run "$dir" \
+	VCPUS=1 QEMU=$qemu GUEST_TIMEOUT=${GUEST_TIMEOUT:-900} "$ROOT/scripts/guest.sh" "$image" run "$dir" \
 		"${setup}cd /testbed/bpf && ./bench -w1 -d$secs -a trig-$trigger" ||
 		die "the profiled guest failed; see $dir"
 	grep -a '^Summary' "$dir/out.txt" >&2 || die "the bench printed no summary; see $dir/out.txt"
 	[ -s "$dir/counts.txt" ] || die "the plugin wrote no counts ($dir/counts.txt)"
-	python3 "$ROOT/scripts/hit_profile.py" "$IMAGES/$flavour/System.map" "$dir/counts.txt"
+	log "kernel $image; counts and System.map in ${dir#"$ROOT"/}"
+	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt"
 }
 
 main "$@"

@@ -5,9 +5,10 @@
  * exit, one line per block that ran: "VADDR INSNS RUNS" (hex, decimal,
  * decimal) to the file named by its argument out=FILE.  QEMU's own
  * contrib/plugins/hotblocks.c keeps only the 20 hottest blocks.
- * Load it with -plugin tbprof.so,out=FILE.  One vCPU is assumed (counts
- * are not atomic).  Errors: a missing out= argument fails the load; a file
- * that cannot be written is reported on stderr.
+ * Load it with -plugin tbprof.so,out=FILE, on one vCPU (counts and the
+ * list are not atomic).  Errors: a missing out= argument, more than one
+ * vCPU or no memory fail the load; a file that cannot be written is
+ * reported on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		if (!strncmp(argv[i], "out=", 4))
 			out = strdup(argv[i] + 4);
 	if (!out) {
-		fprintf(stderr, "tbprof: no out=FILE argument\n");
+		fprintf(stderr, "tbprof: no out=FILE argument (or no memory)\n");
+		return -1;
+	}
+	if (info->system_emulation && info->system.smp_vcpus != 1) {
+		fprintf(stderr, "tbprof: %d vCPUs; it counts on one\n", info->system.smp_vcpus);
 		return -1;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
