@@ -67,20 +67,37 @@ guest_tests() {
 	boot_check guest "$RUNDIR"
 }
 
+# cpu_features DIR: the features the guest of DIR listed for its CPU
+# (guest/check.sh's "# cpu features:" line, without the CR the virtio
+# console ends lines with); nothing if it listed none.
+cpu_features() {
+	awk '/^# cpu features:/ { sub(/\r$/, ""); sub(/^# cpu features: */, ""); print; exit }' \
+		"$1/out.txt" 2>/dev/null || true
+}
+
+# cpu_check LABEL DIR offers|lacks FEATURE...: a TAP line per FEATURE, ok
+# if the CPU of the guest of DIR offers (lacks) it; a guest that listed no
+# features fails either way.
+cpu_check() {
+	local label=$1 dir=$2 want=$3 features f ok
+	shift 3
+	features=$(cpu_features "$dir")
+	for f in "$@"; do
+		ok=1
+		case " $features " in
+		*" $f "*) [ "$want" = lacks ] || ok=0 ;;
+		*) [ "$want" = offers ] || [ -z "$features" ] || ok=0 ;;
+		esac
+		result $ok "$label: the CPU $want $f"
+	done
+}
+
 # new_cpu_tests: NEW_CPU_TESTS on the same kernel under the QEMU of
 # GCS_QEMU_SUITE; bookworm-backports' QEMU, which runs the rest, has none
 # of NEW_CPU_FEATURES.  The guest CPU must offer each, or the run fails
 # (the tests alone would only skip).
-# cpu_has DIR FEATURE: the guest of DIR listed FEATURE among its CPU's
-# features (guest/check.sh's "# cpu features:" line; the virtio console
-# ends its lines with CR).
-cpu_has() {
-	# (no grep -q: tr would die of SIGPIPE, failing the pipeline)
-	tr -d '\r' 2>/dev/null <"$1/out.txt" | grep -a -E "^# cpu features:.* $2( |\$)" >/dev/null
-}
-
 new_cpu_tests() {
-	local qemu f ok
+	local qemu
 	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with $NEW_CPU_FEATURES: $NEW_CPU_TESTS"
 	if ! qemu=$("$ROOT/scripts/qemu_gcs.sh"); then
 		result 1 "new-CPU guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
@@ -88,28 +105,20 @@ new_cpu_tests() {
 	fi
 	# shellcheck disable=SC2086 # a list of tests
 	QEMU=$qemu boot_check "new-CPU guest" "$RUNDIR-gcs" $NEW_CPU_TESTS
-	for f in $NEW_CPU_FEATURES; do
-		ok=1
-		cpu_has "$RUNDIR-gcs" "$f" && ok=0
-		result $ok "new-CPU guest: the CPU offers $f"
-	done
+	# shellcheck disable=SC2086 # a list of features
+	cpu_check "new-CPU guest" "$RUNDIR-gcs" offers $NEW_CPU_FEATURES
 }
 
 # old_cpu_tests: OLD_CPU_TESTS on the same kernel, on OLD_CPU.  The guest
 # CPU must lack each of OLD_CPU_LACKS, or the run fails (what the tests
 # check there would not be tested).
 old_cpu_tests() {
-	local f ok
 	echo "# guest: $CHECK_FLAVOUR kernel on $OLD_CPU, without $OLD_CPU_LACKS: $OLD_CPU_TESTS"
 	# shellcheck disable=SC2086 # a list of tests
 	QEMU_CPU=$OLD_CPU QEMU_MACHINE=virt,gic-version=3 \
 		boot_check "old-CPU guest" "$RUNDIR-old" $OLD_CPU_TESTS
-	for f in $OLD_CPU_LACKS; do
-		ok=0
-		cpu_has "$RUNDIR-old" "$f" && ok=1
-		cpu_has "$RUNDIR-old" fp || ok=1	# no features line: nothing known
-		result $ok "old-CPU guest: the CPU lacks $f"
-	done
+	# shellcheck disable=SC2086 # a list of features
+	cpu_check "old-CPU guest" "$RUNDIR-old" lacks $OLD_CPU_LACKS
 }
 
 main() {
