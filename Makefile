@@ -14,7 +14,7 @@ B := build/$(BASE)
 # The steps share build/BASE/src and build/BASE/obj: never run them in parallel.
 .NOTPARALLEL:
 
-.PHONY: all bench workloads check check-debug deps tree kernels userland rootfs export bisect coverage clean distclean
+.PHONY: all bench workloads check check-debug deps tree kernels userland rootfs export outgoing bisect coverage clean distclean
 
 all: check
 
@@ -71,8 +71,14 @@ coverage: deps
 export:
 	@$(S)/export.sh
 
+# The queue as its sender mails it, in build/BASE/outgoing: From: and
+# Signed-off-by: are AUTHOR="Name <mail>" (else git config user.name and
+# user.email), not the committed placeholder.
+outgoing:
+	@$(S)/outgoing.sh
+
 clean:
-	rm -rf $(B)/obj $(B)/obj-* $(B)/bisect-obj-* $(B)/images $(B)/run $(B)/rootfs $(B)/guest-bin $(B)/selftests-bpf
+	rm -rf $(B)/obj $(B)/obj-* $(B)/bisect-obj-* $(B)/images $(B)/run $(B)/rootfs $(B)/guest-bin $(B)/selftests-bpf $(B)/outgoing
 
 # Also drops the kernel repository (build/BASE/linux), which may hold
 # unexported work.

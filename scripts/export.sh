@@ -95,7 +95,7 @@ export_set() {
 main() {
 	need_cmd git
 	if [ "${SEND:-0}" = 1 ] && [ "$SERIES_AUTHOR_EMAIL" = "$PLACEHOLDER_EMAIL" ]; then
-		die "SEND=1: the author is the placeholder $PLACEHOLDER_EMAIL; set SERIES_AUTHOR_NAME and SERIES_AUTHOR_EMAIL (config/author.env) to your own"
+		die "SEND=1: the author is the placeholder $PLACEHOLDER_EMAIL; export without SEND=1, then make outgoing AUTHOR=\"Your Name <you@example.org>\""
 	fi
 	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
 	git -C "$KREPO" diff --quiet HEAD -- && git -C "$KREPO" diff --cached --quiet ||
