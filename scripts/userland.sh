@@ -22,8 +22,13 @@ build_bench() {
 	install -m 0755 "$KSRC/tools/testing/selftests/bpf/benchs/run_bench_uprobes.sh" "$OUTB/bpf/benchs/"
 }
 
-# The in-tree kselftests that the series adds or that test it.
-KSELFTESTS=(arm64/uprobes)
+# The in-tree kselftests that the series adds or that test it, and the
+# base's EXTRA_KSELFTESTS (config/base/BASE.env): a folder of
+# tools/testing/selftests, all of whose programs are installed, or
+# FOLDER:PROGRAM,... for some of them only (arm64/gcs: its assembly-only
+# programs run GCS instructions with no check for the CPU's support).
+# shellcheck disable=SC2206 # a list
+KSELFTESTS=(arm64/uprobes ${EXTRA_KSELFTESTS:-})
 
 # wrong_target_bench: a copy of bench whose uprobe_target_nop starts with
 # "yield" instead of "nop", for the test that bench refuses to measure a
@@ -45,14 +50,24 @@ build_tests() {
 	local t
 	rm -rf "$OUTB/tests" "$BUILD/selftests"
 	make -s -C "$ROOT/tests/guest" KSRC="$KSRC" CROSS_COMPILE="$CROSS_COMPILE" OUT="$OUTB/tests"
-	for t in "${KSELFTESTS[@]}"; do
+	local entry t p progs
+	for entry in "${KSELFTESTS[@]}"; do
+		t=${entry%%:*} progs=
+		[ "$t" = "$entry" ] || progs=${entry#*:}
 		[ -d "$KSRC/tools/testing/selftests/$t" ] || die "the queue has no tools/testing/selftests/$t"
 		make -s -C "$KSRC/tools/testing/selftests/${t%%/*}" ARCH=arm64 \
 			CROSS_COMPILE="$CROSS_COMPILE" ARM64_SUBTARGETS="${t#*/}" \
 			KHDR_INCLUDES="-isystem $BUILD/uapi-headers/include" \
 			OUTPUT="$BUILD/selftests/${t%%/*}"
-		find "$BUILD/selftests/$t" -maxdepth 1 -type f -perm -u+x \
-			-exec install -m 0755 -t "$OUTB/tests/" {} +
+		if [ -z "$progs" ]; then
+			find "$BUILD/selftests/$t" -maxdepth 1 -type f -perm -u+x \
+				-exec install -m 0755 -t "$OUTB/tests/" {} +
+		else
+			for p in ${progs//,/ }; do
+				install -m 0755 "$BUILD/selftests/$t/$p" "$OUTB/tests/" ||
+					die "tools/testing/selftests/$t built no $p"
+			done
+		fi
 	done
 }
 
