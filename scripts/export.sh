@@ -5,8 +5,8 @@
 # its own folder with its own numbering, subject prefix, cover letter
 # (0000-cover-letter.patch, from the folder's cover-letter.txt: subject,
 # blank line, text), recipients and base-commit:; without a sets file the
-# whole queue is one series in patches/BASE.  With SEND=1 (an export meant
-# for sending), the placeholder identity of config/author.env is refused.
+# whole queue is one series in patches/BASE.  The placeholder identity of
+# config/author.env stays; scripts/outgoing.sh stamps the sender's.
 # Output is stable: no commit ids, no version signature, and the cover
 # letter dated like the last patch, so nothing changes in patches/BASE when
 # the series did not.
@@ -94,9 +94,6 @@ export_set() {
 
 main() {
 	need_cmd git
-	if [ "${SEND:-0}" = 1 ] && [ "$SERIES_AUTHOR_EMAIL" = "$PLACEHOLDER_EMAIL" ]; then
-		die "SEND=1: the author is the placeholder $PLACEHOLDER_EMAIL; export without SEND=1, then make outgoing AUTHOR=\"Your Name <you@example.org>\""
-	fi
 	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
 	git -C "$KREPO" diff --quiet HEAD -- && git -C "$KREPO" diff --cached --quiet ||
 		die "build/linux has uncommitted changes: commit them to branch series first"
