@@ -47,10 +47,9 @@ wrong_target_bench() {
 }
 
 build_tests() {
-	local t
+	local entry t p progs
 	rm -rf "$OUTB/tests" "$BUILD/selftests"
 	make -s -C "$ROOT/tests/guest" KSRC="$KSRC" CROSS_COMPILE="$CROSS_COMPILE" OUT="$OUTB/tests"
-	local entry t p progs
 	for entry in "${KSELFTESTS[@]}"; do
 		t=${entry%%:*} progs=
 		[ "$t" = "$entry" ] || progs=${entry#*:}
