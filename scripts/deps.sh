@@ -66,7 +66,7 @@ main() {
 	as_root apt-get update -q >/dev/null || die "apt-get update failed"
 	mkdir -p "$BUILD" && touch "$BUILD/.apt-updated"
 	if [ -n "$todo" ]; then
-		log "installing: $(echo $todo)"
+		log "installing: ${todo//$'\n'/ }"
 		# shellcheck disable=SC2086 # a list of package names
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends $todo >"$BUILD/apt-install.log" 2>&1 ||

@@ -38,9 +38,9 @@ last_stage() {
 main() {
 	need_cmd "$QEMU" timeout
 	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
-	local accel=(-accel tcg,thread=multi) mode=""
+	local accel=(-accel "tcg,thread=multi") mode=""
 	if [ "$ICOUNT" = 1 ]; then
-		accel=(-accel tcg -icount shift=0,sleep=off)
+		accel=(-accel tcg -icount "shift=0,sleep=off")
 		mode=", icount"
 	fi
 	[ -f "$image" ] || die "no $flavour kernel (build/images/$flavour/Image): run scripts/kernel.sh $flavour"

@@ -43,11 +43,11 @@ userland() {
 	mkdir -p "$dl"
 	rm -rf "$dest" && mkdir -p "$dest"
 	for p in $(packages "$list"); do
-		deb=$(ls "$dl/${p}"_*_arm64.deb 2>/dev/null | head -n1 || true)
+		deb=$(first_file "$dl/${p}"_*_arm64.deb || true)
 		if [ -z "$deb" ]; then
 			(cd "$dl" && apt-get "${APT_OPTS[@]}" download -q "$p:arm64" >/dev/null 2>&1) ||
 				die "apt-get download $p:arm64 failed ($hint package name in ${list#"$ROOT"/}?)"
-			deb=$(ls "$dl/${p}"_*_arm64.deb | head -n1)
+			deb=$(first_file "$dl/${p}"_*_arm64.deb) || die "apt-get download $p:arm64 left no .deb in $dl"
 		fi
 		dpkg-deb -x "$deb" "$dest"
 		log "unpacked ${deb##*/}"
