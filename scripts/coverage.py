@@ -390,14 +390,6 @@ def insn_class(insn):
     return "sve/sme/unallocated"
 
 
-def classify(insn, kernel):
-    """Verdict and class of one instruction word for a uprobe.
-    insn: int (32-bit A64 word, as read little endian); kernel: "base" or
-    "patched".  Returns (verdict, class): verdict() and insn_class().
-    ValueError on another kernel."""
-    return verdict(insn, kernel), insn_class(insn)
-
-
 # ---------------------------------------------------------------- packages
 
 def die(msg):
