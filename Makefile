@@ -135,6 +135,16 @@ rootfs: userland ## the guest's initramfs
 	@$(S)/rootfs.sh
 
 ### Housekeeping
+SH_FILES := $(wildcard scripts/*.sh guest/*.sh tests/host/*.sh) guest/init guest/sudo .ci/run
+PY_FILES := $(wildcard scripts/*.py tests/*/*.py)
+
+lint: ## shellcheck and pyflakes3 on every script (no build, no root)
+	@command -v shellcheck >/dev/null && command -v pyflakes3 >/dev/null || \
+		{ echo "lint needs shellcheck and pyflakes3: make deps, or apt-get install shellcheck pyflakes3"; exit 1; }
+	@echo "shellcheck $(words $(SH_FILES)) files, pyflakes3 $(words $(PY_FILES)) files"
+	@rc=0; shellcheck $(SH_FILES) || rc=1; pyflakes3 $(PY_FILES) || rc=1; \
+		[ $$rc = 0 ] && echo "lint: clean" || { echo "lint: see the messages above"; exit 1; }
+
 # Build products; keeps the kernel repository (build/BASE/linux and its
 # worktree src) and the downloads (dl, distro-config).
 CLEAN := obj obj-* bisect bisect-* images run logs rootfs rootfs-base rootfs-trixie \
