@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Bisectability: build the tree at the base and after each patch of the
 # queue in turn, incrementally, so that only what a patch changes is rebuilt
-# (the build worktree build/src, one object folder per arch beside build/obj,
-# so that ccache serves what the kernel builds of make check compiled):
+# (the build worktree build/BASE/src, one object folder per arch beside
+# build/BASE/obj, so that ccache serves what the kernel builds of make check
+# compiled):
 #   arm64   Image (tinyconfig + config/uprobes.config), always;
 #   x86_64  bzImage (the same fragments without debug info), at the base and
 #           after each patch that touches generic code (outside arch/ and
@@ -11,7 +12,7 @@
 #   selftests/bpf bench for arm64 and x86_64, when a patch touches
 #           selftests/bpf (BPF objects against the BTF of that commit's arm64
 #           vmlinux).
-# TAP output, one line per build; build logs in build/logs/bisect-*.log.
+# TAP output, one line per build; build logs in build/BASE/logs/bisect-*.log.
 # Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so);
 # BISECT=objects builds only the objects of the C files each patch touches
 # (no base, no Image, no bench: minutes instead of most of an hour when

@@ -95,12 +95,12 @@ export_set() {
 
 main() {
 	need_cmd git
-	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
+	[ -d "$KREPO/.git" ] || die "no build/$BASE/linux: run 'make tree' first"
 	if ! git -C "$KREPO" diff --quiet HEAD -- || ! git -C "$KREPO" diff --cached --quiet; then
-		die "build/linux has uncommitted changes: commit them to branch series first"
+		die "build/$BASE/linux has uncommitted changes: commit them to branch series first"
 	fi
 	[ "$(git -C "$KREPO" symbolic-ref -q --short HEAD)" = series ] ||
-		log "note: build/linux is not on branch series; exporting series anyway"
+		log "note: build/$BASE/linux is not on branch series; exporting series anyway"
 	local n i at=0 sum=0 tmp=$BUILD/export.tmp commits
 	mapfile -t commits < <(git -C "$KREPO" rev-list --reverse base..series)
 	n=${#commits[@]}

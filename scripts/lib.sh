@@ -19,7 +19,7 @@ RESULTS=${RESULTS:-$ROOT/results/$BASE}
 APT_TOP=$ROOT/build/apt
 # The kernel repository (base commit + one commit per patch, branch "series"
 # for editing) and the worktree that builds use (the queue in patches/;
-# KSRC= another worktree of build/linux, to build beside a running build).
+# KSRC= another worktree of build/BASE/linux, to build beside a running build).
 KREPO=$BUILD/linux
 KSRC=${KSRC:-$BUILD/src}
 KOBJ=$BUILD/obj
@@ -79,7 +79,7 @@ timed() {
 # abab JOB PARSE [ARGS...]: boot the baseline and the patched kernel in
 # turn (baseline, patched, baseline, ..., so that noise on this machine hits
 # both alike), RUNS times each (default 3), run guest job JOB with ARGS
-# (scripts/guest.sh, output in build/run/JOB/KERNEL-RUN/), and print the
+# (scripts/guest.sh, output in build/BASE/run/JOB/KERNEL-RUN/), and print the
 # CSV rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
 # run, naming it, when a guest fails or a run gives no row.
 # Environment: RUNS, GUEST_TIMEOUT (default 1800 s).
@@ -217,7 +217,7 @@ first_file() {
 	printf '%s\n' "$1"
 }
 
-# ksrc_at REF: make the build worktree hold REF (a commit of build/linux),
+# ksrc_at REF: make the build worktree hold REF (a commit of build/BASE/linux),
 # touching only the files that differ, so incremental builds stay small.
 ksrc_at() {
 	local ref=$1
@@ -228,7 +228,7 @@ ksrc_at() {
 	git -C "$KSRC" checkout -q --detach -f "$ref"
 }
 
-# kmake ARGS...: make in the kernel tree for arm64, objects in build/obj.
+# kmake ARGS...: make in the kernel tree for arm64, objects in build/BASE/obj.
 kmake() {
 	make -C "$KSRC" O="$KOBJ" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assemble the guest initramfs (build/initramfs.cpio.gz):
+# Assemble the guest initramfs (build/BASE/initramfs.cpio.gz):
 #   - Debian 12 arm64 packages from config/guest-packages (the machine's
 #     own apt sources; apt-get download, dpkg-deb -x; cached in
 #     build/BASE/rootfs-base), the guest's userland;
@@ -12,7 +12,7 @@
 #   - guest/ (init, sudo, check.sh, bench.sh, siglock.sh, gowork.sh,
 #     workloads.sh, tramp_cost.sh) into /
 #     and /testbed, with the probe candidates of workloads.sh;
-#   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
+#   - build/BASE/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
 . "$(dirname "$0")/lib.sh"
 

@@ -55,7 +55,7 @@ unpack_base() {
 	mv "$KREPO.tmp" "$KREPO"
 }
 
-# apply_queue: check out base in build/src and `git am` the series onto it.
+# apply_queue: check out base in build/BASE/src and `git am` the series onto it.
 apply_queue() {
 	local p stamp want
 	load_series

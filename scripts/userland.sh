@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cross-build what runs in the guest, from the queue tree (build/src at
-# branch queue), into build/guest-bin:
+# Cross-build what runs in the guest, from the queue tree (build/BASE/src at
+# branch queue), into build/BASE/guest-bin:
 #   bpf/bench, bpf/benchs/run_bench_uprobes.sh  (tools/testing/selftests/bpf,
 #       clang for the BPF objects, the tree's libbpf and bpftool; vmlinux BTF
 #       of the patched kernel)
