@@ -6,7 +6,7 @@
 # (all, and then the Go, KUnit and bench checks, when none is named;
 # "kunit" names the KUnit results).
 set -uo pipefail
-cd /testbed
+cd /testbed || exit 1
 test_timeout=${1:-600}
 [ $# -eq 0 ] || shift
 
@@ -36,6 +36,7 @@ run_test() {
 # there.
 kunit_results() {
 	local suite r
+	# shellcheck disable=SC2043 # a list of one suite so far
 	for suite in arm64_probes; do
 		[ -r "/sys/kernel/debug/kunit/$suite/results" ] ||
 			echo "not ok - kunit: suite $suite did not run"
@@ -82,7 +83,7 @@ kunit_results
 # instruction its benchmark is named for (bench-wrong-target: uprobe-nop's
 # target starts with "yield"; scripts/userland.sh).
 stage bench-refuses
-cd /testbed/bpf
+cd /testbed/bpf || exit 1
 if out=$(./bench-wrong-target -w1 -d1 -a trig-uprobe-nop 2>&1); then
 	echo "not ok - bench measured a uprobe-nop target that starts with yield"
 elif echo "$out" | grep -q "not what the benchmark is named for"; then
@@ -90,11 +91,11 @@ elif echo "$out" | grep -q "not what the benchmark is named for"; then
 else
 	echo "not ok - bench-wrong-target failed for another reason: $(echo "$out" | tail -n1)"
 fi
-cd /testbed
+cd /testbed || exit 1
 
 # Each bench trigger runs for 1 s with a non-zero rate.
 stage bench-smoke
-cd /testbed/bpf
+cd /testbed/bpf || exit 1
 n=0
 for trig in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret,xol} uprobe-sub; do
 	n=$((n + 1))

@@ -12,14 +12,14 @@ T=/sys/kernel/tracing
 fns="recalc_sigpending uprobe_deny_signal"
 
 for f in $fns; do
-	echo "p:testbed/$f $f" >> $T/kprobe_events
-	echo 1 > $T/events/testbed/$f/enable
+	echo "p:testbed/$f $f" >> "$T/kprobe_events"
+	echo 1 > "$T/events/testbed/$f/enable"
 done
 
 # calls: the current hit count of each kprobe, in $fns order.
 calls() {
 	for f in $fns; do
-		awk -v f="$f" '$1 == f { printf "%s ", $2 }' $T/kprobe_profile
+		awk -v f="$f" '$1 == f { printf "%s ", $2 }' "$T/kprobe_profile"
 	done
 }
 
@@ -28,8 +28,8 @@ c0=$(calls)
 c1=$(calls)
 hits=$(/testbed/tools/xol_loop "$n" | awk '{ print $2 }')
 c2=$(calls)
-set -- $c0; a0=$1 b0=$2
-set -- $c1; a1=$1 b1=$2
-set -- $c2; a2=$1 b2=$2
+read -r a0 b0 <<<"$c0"
+read -r a1 b1 <<<"$c1"
+read -r a2 b2 <<<"$c2"
 echo "SIGLOCK recalc_sigpending calls $(( (a2 - a1) - (a1 - a0) )) hits $hits"
 echo "SIGLOCK uprobe_deny_signal calls $(( (b2 - b1) - (b1 - b0) )) hits $hits"

@@ -54,6 +54,7 @@ exceptions() {
 	before=$(for f in $counters; do count "$f"; done | tr '\n' ' ')
 	(cd /testbed/bpf && ./bench -w1 -d1 -a "trig-$2" >/dev/null)
 	after=$(for f in $counters; do count "$f"; done | tr '\n' ' ')
+	# shellcheck disable=SC2086 # the counts, one a word (no arrays in BusyBox sh)
 	set -- "$1" "$2" $before $after
 	b=$(( $7 - $3 )) s=$(( $8 - $4 )) v=$(( $9 - $5 )) n=$(( ${10} - $6 ))
 	awk -v m="$1" -v t="$2" -v b="$b" -v s="$s" -v v="$v" -v n="$n" 'BEGIN {

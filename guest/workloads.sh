@@ -72,7 +72,9 @@ run_in() {
 
 # require FILE: FILE is an ELF executable of its Debian package, not BusyBox.
 require() {
-	[ -f "$1" ] && [ ! -L "$1" ] || die "$1 missing from the guest ($LIST)"
+	if [ ! -f "$1" ] || [ -L "$1" ]; then
+		die "$1 missing from the guest ($LIST)"
+	fi
 	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ] || die "$1 is not an ELF file"
 }
 
@@ -102,10 +104,10 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 # "TESTBED-WL profile PROG HITS OFFSET WORD NAME".  Stops when a candidate
 # is missing from uprobe_profile or none was hit.
 profile() {
-	local prog=$1 file=$2 off word name t0 t1 best
+	local prog=$1 file=$2 off t0 t1 best
 	shift 2
 	[ -s "$CAND/$prog.cand" ] || die "no candidates for $prog ($CAND/$prog.cand)"
-	while read -r off word name; do
+	while read -r off _; do
 		uprobe_add "c$off" "$file" "$off"
 	done < "$CAND/$prog.cand"
 	group_enable 1
@@ -117,7 +119,7 @@ profile() {
 	sleep "$(elapsed "$t0" "$t1")"
 	cp "$TRACING/uprobe_profile" /tmp/profile.idle
 	group_enable 0
-	while read -r off word name; do
+	while read -r off _; do
 		uprobe_del "c$off"
 	done < "$CAND/$prog.cand"
 	# per candidate, by event name: load hits - (idle hits - load hits)
@@ -139,6 +141,7 @@ profile() {
 	head -n5 /tmp/profile.sorted > /tmp/profile.top
 	sed "s|^|TESTBED-WL profile $prog |" /tmp/profile.top >&2
 	best=$(head -n1 /tmp/profile.top)
+	# shellcheck disable=SC2086 # split the line into its fields
 	set -- $best
 	[ "${1:-0}" -gt 0 ] || die "no candidate of $prog was hit"
 	echo "$2 $3 $4 $1"

@@ -5,7 +5,7 @@
 # Needs: both kernels, the initramfs (make bench builds them first).
 # Environment: RUNS (3) guest runs per kernel; BENCH_ARGS ("-w2 -d5", passed
 # through run_bench_uprobes.sh to bench); VCPUS (2).
-# Output: results/bench-raw.csv, results/bench.csv, results/bench.png, and
+# Output: results/BASE/bench-raw.csv, bench.csv, bench.png, and
 # the table on stdout.
 . "$(dirname "$0")/lib.sh"
 
@@ -33,7 +33,7 @@ main() {
 	abab bench parse $BENCH_ARGS >> "$raw"
 	mv "$raw" "$RESULTS/bench-raw.csv"
 	python3 "$ROOT/scripts/report.py" "$RESULTS/bench-raw.csv" "$RESULTS/bench.csv" "$RESULTS/bench.png"
-	log "results in results/bench.csv, results/bench-raw.csv, results/bench.png"
+	log "results in results/$BASE/: bench.csv, bench-raw.csv, bench.png"
 }
 
 main "$@"

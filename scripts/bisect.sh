@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Bisectability: build the tree at the base and after each patch of the
 # queue in turn, incrementally, so that only what a patch changes is rebuilt
-# (the build worktree build/src, one object folder per arch beside build/obj,
-# so that ccache serves what the kernel builds of make check compiled):
+# (the build worktree build/BASE/src, one object folder per arch beside
+# build/BASE/obj, so that ccache serves what the kernel builds of make check
+# compiled):
 #   arm64   Image (tinyconfig + config/uprobes.config), always;
 #   x86_64  bzImage (the same fragments without debug info), at the base and
 #           after each patch that touches generic code (outside arch/ and
@@ -11,7 +12,7 @@
 #   selftests/bpf bench for arm64 and x86_64, when a patch touches
 #           selftests/bpf (BPF objects against the BTF of that commit's arm64
 #           vmlinux).
-# TAP output, one line per build; build logs in build/logs/bisect-*.log.
+# TAP output, one line per build; build logs in build/BASE/logs/bisect-*.log.
 # Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so);
 # BISECT=objects builds only the objects of the C files each patch touches
 # (no base, no Image, no bench: minutes instead of most of an hour when
@@ -44,9 +45,9 @@ configure() {
 # more make targets, whitespace-separated); 0 if they built.
 kbuild() {
 	local arch=$1 cross=$2 obj=$3 targets=$4 logf=$5
+	# shellcheck disable=SC2086 # TARGETS is a list
 	{
 		configure "$arch" "$cross" "$obj" &&
-		# shellcheck disable=SC2086 # TARGETS is a list
 		make -C "$WT" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
 			CC="ccache ${cross}gcc" -j"$JOBS" $targets
 	} >"$logf" 2>&1
@@ -74,24 +75,25 @@ needs_x86() {
 # The base builds x86_64 too when any patch will (so later builds are
 # incremental, and a failure is the patch's).
 step() {
-	local c=$1 what subj files rc t0 x86=0
+	local c=$1 what subj rc t0 x86=0 files=() changed
 	ksrc_at "$c"
 	if [ "$n" = 0 ]; then
 		what="base"
-		needs_x86 $(git -C "$WT" diff --name-only base queue) && x86=1
-		files=""
+		mapfile -t changed < <(git -C "$WT" diff --name-only base queue)
+		needs_x86 "${changed[@]}" && x86=1
 	else
 		what="patch $n"
-		files=$(git -C "$WT" diff-tree --no-commit-id --name-only -r "$c")
-		needs_x86 $files && x86=1
+		mapfile -t files < <(git -C "$WT" diff-tree --no-commit-id --name-only -r "$c")
+		needs_x86 "${files[@]}" && x86=1
 	fi
 	subj=$(git -C "$WT" log -1 --format=%s)
 	log "$what: $subj"
 
-	local arm_t=Image x86_t=bzImage
+	local arm_t=Image x86_t=bzImage generic
 	if [ "$BISECT" = objects ]; then
-		arm_t=$(objects $files)
-		x86_t=$(objects $(printf '%s\n' $files | grep -v '^arch/' || true))
+		arm_t=$(objects "${files[@]}")
+		mapfile -t generic < <(printf '%s\n' "${files[@]}" | grep -v '^arch/' || true)
+		x86_t=$(objects "${generic[@]}")
 	fi
 	if [ -n "$arm_t" ]; then
 		t0=$SECONDS rc=0
@@ -105,7 +107,7 @@ step() {
 	elif [ "$x86" = 1 ] && [ -n "$x86_t" ]; then
 		echo "ok - bisect: $what x86_64 build # SKIP BISECT_X86=0"
 	fi
-	if printf '%s\n' $files | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
+	if printf '%s\n' "${files[@]}" | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
 		t0=$SECONDS rc=0
 		make -C "$WT/tools/testing/selftests/arm64" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 			ARM64_SUBTARGETS=uprobes OUTPUT="$BUILD/bisect-selftests" \
@@ -113,7 +115,7 @@ step() {
 			>"$BUILD/logs/bisect-$n-kselftest.log" 2>&1 || rc=1
 		tap $rc "bisect: $what builds (arm64 uprobes kselftest, $((SECONDS - t0))s): $subj"
 	fi
-	if [ "$BISECT" = full ] && printf '%s\n' $files | grep -q '^tools/testing/selftests/bpf/'; then
+	if [ "$BISECT" = full ] && printf '%s\n' "${files[@]}" | grep -q '^tools/testing/selftests/bpf/'; then
 		t0=$SECONDS rc=0
 		bench arm64 "$CROSS_COMPILE" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-arm64.log" || rc=1
 		tap $rc "bisect: $what builds (selftests/bpf bench, arm64, $((SECONDS - t0))s): $subj"

@@ -34,7 +34,7 @@ decode-insn.c with the masks of arch/arm64/include/asm/insn.h):
   simulated  INSN_GOOD_NO_SLOT or auprobe->simulate: one exception
   stepped    INSN_GOOD: stepped out of line, two exceptions
   rejected   INSN_REJECTED: the probe cannot be placed
-"base" is tag base of build/linux (Debian 6.12); "patched" is the series:
+"base" is tag base of build/6.12/linux (Debian 6.12); "patched" is the series:
 nop simulated, and for uprobes bti, paciasp/pacibsp, the stp x29,x30 push and the
 register-only ADD/SUB (immediate), MOV (register), MOVZ/MOVN, the LR push
 STR x30, [sp, #imm]! and LDR (immediate, unsigned offset, Xn not SP).
@@ -388,14 +388,6 @@ def insn_class(insn):
     if op0 == 0:
         return "udf/unallocated"
     return "sve/sme/unallocated"
-
-
-def classify(insn, kernel):
-    """Verdict and class of one instruction word for a uprobe.
-    insn: int (32-bit A64 word, as read little endian); kernel: "base" or
-    "patched".  Returns (verdict, class): verdict() and insn_class().
-    ValueError on another kernel."""
-    return verdict(insn, kernel), insn_class(insn)
 
 
 # ---------------------------------------------------------------- packages

@@ -5,8 +5,9 @@
 # an MTE tag-check fault of an SP-based store), kernel build tools,
 # clang/llvm for BPF (clang-19 too: mainline's selftests/bpf need
 # bpf_addr_space_cast, which clang 14 lacks), Go for the
-# guest's Go program (scripts/gowork.sh), and the arm64 architecture in dpkg
-# for the guest's and bench's libraries.  Idempotent: does nothing when
+# guest's Go program (scripts/gowork.sh), shellcheck and pyflakes3 for make
+# lint, and the arm64 architecture in dpkg for the guest's and bench's
+# libraries.  Idempotent: does nothing when
 # everything is there.  Needs root (or sudo).
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +15,7 @@ HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
 	   clang llvm lld clang-19 llvm-19 pkg-config file git-email libmailtools-perl
-	   golang-go mmdebstrap)
+	   golang-go mmdebstrap shellcheck pyflakes3)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 QEMU_MIN=10.0
 
@@ -66,7 +67,7 @@ main() {
 	as_root apt-get update -q >/dev/null || die "apt-get update failed"
 	mkdir -p "$BUILD" && touch "$BUILD/.apt-updated"
 	if [ -n "$todo" ]; then
-		log "installing: $(echo $todo)"
+		log "installing: ${todo//$'\n'/ }"
 		# shellcheck disable=SC2086 # a list of package names
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends $todo >"$BUILD/apt-install.log" 2>&1 ||

@@ -63,7 +63,7 @@ header() {
 # the series it stacks on).  A series that needs only the base is formatted
 # from a copy of its commits on the base.
 export_set() {
-	local i=$1 first=$2 last=$3 out=$4 txt from tip wt=$BUILD/export-wt last_date
+	local i=$1 first=$2 last=$3 out=$4 txt from tip wt=$BUILD/export-wt last_date patches
 	txt=$PATCHES/${SET_DIR[i]}/cover-letter.txt
 	[ -f "$txt" ] || die "no ${txt#"$ROOT"/}: the cover letter of series ${SET_DIR[i]}"
 	from=$first^ tip=$last
@@ -87,18 +87,20 @@ export_set() {
 		--cover-letter --cover-from-description=subject --base=base \
 		--subject-prefix="${SET_PREFIX[i]}" -o "$out" "$from..export-set"
 	git -C "$KREPO" branch -D -q export-set
-	last_date=$(grep -m1 '^Date: ' "$(ls "$out"/0*.patch | tail -n1)")
+	patches=("$out"/0*.patch)
+	last_date=$(grep -m1 '^Date: ' "${patches[-1]}")
 	sed -i "s/^Date: .*/$last_date/" "$out/0000-cover-letter.patch"
 	recipients "$out" "$PATCHES/${SET_DIR[i]}/extra-cc"
 }
 
 main() {
 	need_cmd git
-	[ -d "$KREPO/.git" ] || die "no build/linux: run 'make tree' first"
-	git -C "$KREPO" diff --quiet HEAD -- && git -C "$KREPO" diff --cached --quiet ||
-		die "build/linux has uncommitted changes: commit them to branch series first"
+	[ -d "$KREPO/.git" ] || die "no build/$BASE/linux: run 'make tree' first"
+	if ! git -C "$KREPO" diff --quiet HEAD -- || ! git -C "$KREPO" diff --cached --quiet; then
+		die "build/$BASE/linux has uncommitted changes: commit them to branch series first"
+	fi
 	[ "$(git -C "$KREPO" symbolic-ref -q --short HEAD)" = series ] ||
-		log "note: build/linux is not on branch series; exporting series anyway"
+		log "note: build/$BASE/linux is not on branch series; exporting series anyway"
 	local n i at=0 sum=0 tmp=$BUILD/export.tmp commits
 	mapfile -t commits < <(git -C "$KREPO" rev-list --reverse base..series)
 	n=${#commits[@]}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Cross-build the guest's Go program tests/guest/go/gowork (standard library
-# only, no cgo, no network) into build/guest-bin/tools/gowork, check that
+# only, no cgo, no network) into build/BASE/guest-bin/tools/gowork, check that
 # its function main.work starts with Go's stack-bound check
 # "ldr x16, [x28, #16]" (0xf9400b90), and write that function's file offset
 # (hex, "0x..."; for a uprobe: /testbed/tools/gowork:<offset>) to
-# build/guest-bin/tools/gowork.offset.  Idempotent: a second run rebuilds
-# from Go's cache (build/go) and writes the same files.
+# build/BASE/guest-bin/tools/gowork.offset.  Idempotent: a second run rebuilds
+# from Go's cache (build/BASE/go) and writes the same files.
 # Environment: JOBS (go build -p), CROSS_COMPILE (objdump, nm, readelf).
 . "$(dirname "$0")/lib.sh"
 
@@ -18,7 +18,7 @@ SYM=main.work
 STACK_CHECK=f9400b90
 
 # build: go build for linux/arm64 into $BIN, with Go's cache, GOPATH and
-# module cache under build/go (nothing in $HOME) and no network (GOPROXY=off;
+# module cache under build/BASE/go (nothing in $HOME) and no network (GOPROXY=off;
 # the program needs only the standard library).  Follows the Go command's
 # documented environment (go help environment).  Stops when the build fails.
 build() {

@@ -2,7 +2,7 @@
 # Boot a built kernel with the test initramfs under qemu-system-aarch64 (TCG)
 # and run one guest job.
 #   scripts/guest.sh FLAVOUR JOB OUTDIR [JOB-ARGS...]
-# FLAVOUR: a kernel in build/images (baseline, patched, ...); JOB: check or
+# FLAVOUR: a kernel in build/BASE/images (baseline, patched, ...); JOB: check or
 # bench (guest/init).  Writes OUTDIR/console.log (serial: kernel log) and
 # OUTDIR/out.txt (virtio console: the job's output).
 # Environment: VCPUS (2), GUEST_MEM (1024, MiB), GUEST_TIMEOUT (900, s),
@@ -38,12 +38,12 @@ last_stage() {
 main() {
 	need_cmd "$QEMU" timeout
 	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
-	local accel=(-accel tcg,thread=multi) mode=""
+	local accel=(-accel "tcg,thread=multi") mode=""
 	if [ "$ICOUNT" = 1 ]; then
-		accel=(-accel tcg -icount shift=0,sleep=off)
+		accel=(-accel tcg -icount "shift=0,sleep=off")
 		mode=", icount"
 	fi
-	[ -f "$image" ] || die "no $flavour kernel (build/images/$flavour/Image): run scripts/kernel.sh $flavour"
+	[ -f "$image" ] || die "no $flavour kernel (build/$BASE/images/$flavour/Image): run scripts/kernel.sh $flavour"
 	[ -f "$initrd" ] || die "no initramfs: run scripts/rootfs.sh"
 	mkdir -p "$outdir"
 	rm -f "$outdir/console.log" "$outdir/out.txt"

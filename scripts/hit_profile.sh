@@ -63,7 +63,7 @@ main() {
 	local trigger=${1:?usage: hit_profile.sh TRIGGER [FLAVOUR]} flavour=${2:-patched}
 	local secs=${SECONDS_RUN:-3} tramp=${TRAMP:-1} dir setup="" qemu image
 	[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_RUN must be a positive number, not '$secs'"
-	[ -f "$IMAGES/$flavour/System.map" ] || die "no $flavour kernel (build/images/$flavour/System.map): run scripts/kernel.sh $flavour"
+	[ -f "$IMAGES/$flavour/System.map" ] || die "no $flavour kernel (build/$BASE/images/$flavour/System.map): run scripts/kernel.sh $flavour"
 	if [ "$tramp" = 0 ]; then
 		if [ "$BASE" != mainline ] || [ "$flavour" != patched ]; then
 			die "TRAMP=0 is for the trampoline slots of the patched mainline kernel"

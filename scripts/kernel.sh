@@ -4,10 +4,10 @@
 # baseline = tag base, patched = branch queue (patches/ applied, make tree).
 # Config: tinyconfig + config/uprobes.config + the base's KERNEL_FRAGMENTS
 # (config/base/BASE.env) (+ extra fragments), merged with
-# scripts/kconfig/merge_config.sh.  Objects in build/obj (ccache'd); the result
-# (Image, vmlinux, System.map, .config) is kept in build/images/<key> where key
+# scripts/kconfig/merge_config.sh.  Objects in build/BASE/obj (ccache'd); the result
+# (Image, vmlinux, System.map, .config) is kept in build/BASE/images/<key> where key
 # hashes the source tree, the fragments and the compiler, and a build whose key
-# is already there is skipped.  build/images/<flavour> links to the result.
+# is already there is skipped.  build/BASE/images/<flavour> links to it.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: kernel.sh baseline|patched [extra.config...]}
@@ -78,7 +78,7 @@ main() {
 		rm -rf "$dst" && mv "$dst.tmp" "$dst"
 	fi
 	ln -sfn "$key" "$IMAGES/$flavour$suffix"
-	log "$flavour$suffix kernel: build/images/$key/Image"
+	log "$flavour$suffix kernel: build/$BASE/images/$key/Image"
 }
 
 main

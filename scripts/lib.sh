@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # (build/BASE) and results (results/BASE).
 BASE=${BASE:-6.12}
 [ -f "$ROOT/config/base/$BASE.env" ] ||
-	{ echo "BASE must be one of: $(cd "$ROOT/config/base" && ls ./*.env | sed 's|^\./||; s|\.env$||' | xargs), not '$BASE'" >&2; exit 1; }
+	{ echo "BASE must be one of: $(cd "$ROOT/config/base" && printf '%s\n' *.env | sed 's|\.env$||' | xargs), not '$BASE'" >&2; exit 1; }
 export BASE
 BUILD=${BUILD:-$ROOT/build/$BASE}
 PATCHES=$ROOT/patches/$BASE
@@ -19,10 +19,11 @@ RESULTS=${RESULTS:-$ROOT/results/$BASE}
 APT_TOP=$ROOT/build/apt
 # The kernel repository (base commit + one commit per patch, branch "series"
 # for editing) and the worktree that builds use (the queue in patches/;
-# KSRC= another worktree of build/linux, to build beside a running build).
+# KSRC= another worktree of build/BASE/linux, to build beside a running build).
 KREPO=$BUILD/linux
 KSRC=${KSRC:-$BUILD/src}
 KOBJ=$BUILD/obj
+# shellcheck disable=SC2034 # for the scripts that source this
 IMAGES=$BUILD/images
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
@@ -37,7 +38,9 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
 export GIT_AUTHOR_NAME=$SERIES_AUTHOR_NAME GIT_AUTHOR_EMAIL=$SERIES_AUTHOR_EMAIL
 export GIT_COMMITTER_NAME=$SERIES_AUTHOR_NAME GIT_COMMITTER_EMAIL=$SERIES_AUTHOR_EMAIL
 # The identity of the base commit (scripts/tree.sh), whatever the author's.
+# shellcheck disable=SC2034 # for scripts/tree.sh
 BASE_IMPORT_NAME="Arm64 Uprobes Team"
+# shellcheck disable=SC2034 # for scripts/tree.sh
 BASE_IMPORT_EMAIL=arm64-uprobes@example.org
 
 # log MSG...: progress line on stderr, prefixed with the script name and time.
@@ -76,7 +79,7 @@ timed() {
 # abab JOB PARSE [ARGS...]: boot the baseline and the patched kernel in
 # turn (baseline, patched, baseline, ..., so that noise on this machine hits
 # both alike), RUNS times each (default 3), run guest job JOB with ARGS
-# (scripts/guest.sh, output in build/run/JOB/KERNEL-RUN/), and print the
+# (scripts/guest.sh, output in build/BASE/run/JOB/KERNEL-RUN/), and print the
 # CSV rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
 # run, naming it, when a guest fails or a run gives no row.
 # Environment: RUNS, GUEST_TIMEOUT (default 1800 s).
@@ -100,6 +103,7 @@ abab() {
 # use (so that no host name is written here); stop when there is none.
 debian_mirror() {
 	local uri
+	# shellcheck disable=SC2016 # $(REPO_URI) is apt's, not the shell's
 	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null |
 		grep -m1 -E '/debian/?$' || true)
 	[ -n "$uri" ] || die "the machine's apt sources name no Debian archive (…/debian/)"
@@ -187,8 +191,9 @@ load_sets() {
 	fi
 	while read -r dir count needs prefix; do
 		case $dir in '' | '#'*) continue ;; esac
-		[[ $count =~ ^[1-9][0-9]*$ ]] && [[ $needs =~ ^(stack|base)$ ]] && [ -n "$prefix" ] ||
+		if ! [[ $count =~ ^[1-9][0-9]*$ && $needs =~ ^(stack|base)$ && -n "$prefix" ]]; then
 			die "patches/$BASE/sets: bad line '$dir $count $needs $prefix' (want: folder count stack|base prefix)"
+		fi
 		SET_DIR+=("$dir") SET_COUNT+=("$count") SET_NEEDS+=("$needs") SET_PREFIX+=("$prefix")
 	done < "$PATCHES/sets"
 	[ "${#SET_DIR[@]}" -gt 0 ] || die "patches/$BASE/sets names no series"
@@ -197,10 +202,22 @@ load_sets() {
 # set_patches FOLDER: the patch files in FOLDER, in order, without the
 # cover letter (one path a line).
 set_patches() {
-	ls "$1"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter\.patch$'
+	local f
+	for f in "$1"/[0-9][0-9][0-9][0-9]-*.patch; do
+		if [ -e "$f" ] && [ "${f##*/}" != 0000-cover-letter.patch ]; then
+			printf '%s\n' "$f"
+		fi
+	done
 }
 
-# ksrc_at REF: make the build worktree hold REF (a commit of build/linux),
+# first_file PATH...: print the first PATH (a glob's first match: globs
+# sort) if it exists; print nothing and fail if not (no match).
+first_file() {
+	[ -e "$1" ] || return 1
+	printf '%s\n' "$1"
+}
+
+# ksrc_at REF: make the build worktree hold REF (a commit of build/BASE/linux),
 # touching only the files that differ, so incremental builds stay small.
 ksrc_at() {
 	local ref=$1
@@ -211,7 +228,7 @@ ksrc_at() {
 	git -C "$KSRC" checkout -q --detach -f "$ref"
 }
 
-# kmake ARGS...: make in the kernel tree for arm64, objects in build/obj.
+# kmake ARGS...: make in the kernel tree for arm64, objects in build/BASE/obj.
 kmake() {
 	make -C "$KSRC" O="$KOBJ" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"
@@ -323,6 +340,7 @@ bpf_bench() {
 		rm -f "$out/tools/include/vmlinux.h"
 		echo "$id" > "$out/.vmlinux"
 	fi
+	# shellcheck disable=SC2086 # BPF_MAKE_ARGS is a list of arguments
 	make -s -C "$src" ARCH="${arch/x86_64/x86}" O="$uobj" INSTALL_HDR_PATH="$hdrs" \
 		headers_install &&
 	make -C "$src/tools/testing/selftests/bpf" -j"$JOBS" ARCH="$arch" CROSS_COMPILE="$cross" \

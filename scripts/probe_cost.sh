@@ -11,8 +11,9 @@
 
 calls=${1:-200000}
 rounds=${2:-5}
-[[ "$calls" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] && [ "$rounds" -le 32 ] ||
+if ! [[ "$calls" =~ ^[1-9][0-9]*$ && "$rounds" =~ ^[1-9][0-9]*$ ]] || [ "$rounds" -gt 32 ]; then
 	die "CALLS and ROUNDS must be positive numbers, ROUNDS at most 32, not '$calls' '$rounds'"
+fi
 if [ "${ICOUNT:-0}" = 1 ]; then
 	export VCPUS=1	# guest time counts the instructions of every vCPU
 	log "icount: ns are guest instructions"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assemble the guest initramfs (build/initramfs.cpio.gz):
+# Assemble the guest initramfs (build/BASE/initramfs.cpio.gz):
 #   - Debian 12 arm64 packages from config/guest-packages (the machine's
 #     own apt sources; apt-get download, dpkg-deb -x; cached in
 #     build/BASE/rootfs-base), the guest's userland;
@@ -12,7 +12,7 @@
 #   - guest/ (init, sudo, check.sh, bench.sh, siglock.sh, gowork.sh,
 #     workloads.sh, tramp_cost.sh) into /
 #     and /testbed, with the probe candidates of workloads.sh;
-#   - build/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
+#   - build/BASE/guest-bin/ (bench and tests, from scripts/userland.sh) into /testbed.
 # Every ELF file added must find its shared libraries in the image.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,11 +43,11 @@ userland() {
 	mkdir -p "$dl"
 	rm -rf "$dest" && mkdir -p "$dest"
 	for p in $(packages "$list"); do
-		deb=$(ls "$dl/${p}"_*_arm64.deb 2>/dev/null | head -n1 || true)
+		deb=$(first_file "$dl/${p}"_*_arm64.deb || true)
 		if [ -z "$deb" ]; then
 			(cd "$dl" && apt-get "${APT_OPTS[@]}" download -q "$p:arm64" >/dev/null 2>&1) ||
 				die "apt-get download $p:arm64 failed ($hint package name in ${list#"$ROOT"/}?)"
-			deb=$(ls "$dl/${p}"_*_arm64.deb | head -n1)
+			deb=$(first_file "$dl/${p}"_*_arm64.deb) || die "apt-get download $p:arm64 left no .deb in $dl"
 		fi
 		dpkg-deb -x "$deb" "$dest"
 		log "unpacked ${deb##*/}"

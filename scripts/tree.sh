@@ -28,11 +28,12 @@ pick_version() {
 unpack_base() {
 	local ver=$1 dl=$BUILD/dl deb tarball
 	mkdir -p "$dl"
-	deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb 2>/dev/null | head -n1 || true)
+	deb=$(first_file "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb || true)
 	if [ -z "$deb" ]; then
 		(cd "$dl" && apt_extra apt-get download "$LINUX_SOURCE_PKG=$ver") ||
 			die "apt-get download $LINUX_SOURCE_PKG=$ver failed"
-		deb=$(ls "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb | head -n1)
+		deb=$(first_file "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb) ||
+			die "apt-get download $LINUX_SOURCE_PKG=$ver left no .deb in $dl"
 	fi
 	rm -rf "$KREPO.tmp" && mkdir -p "$KREPO.tmp"
 	tarball=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -m1 'linux-source-.*\.tar\.xz$')
@@ -54,7 +55,7 @@ unpack_base() {
 	mv "$KREPO.tmp" "$KREPO"
 }
 
-# apply_queue: check out base in build/src and `git am` the series onto it.
+# apply_queue: check out base in build/BASE/src and `git am` the series onto it.
 apply_queue() {
 	local p stamp want
 	load_series

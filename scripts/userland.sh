@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cross-build what runs in the guest, from the queue tree (build/src at
-# branch queue), into build/guest-bin:
+# Cross-build what runs in the guest, from the queue tree (build/BASE/src at
+# branch queue), into build/BASE/guest-bin:
 #   bpf/bench, bpf/benchs/run_bench_uprobes.sh  (tools/testing/selftests/bpf,
 #       clang for the BPF objects, the tree's libbpf and bpftool; vmlinux BTF
 #       of the patched kernel)
@@ -38,7 +38,9 @@ wrong_target_bench() {
 	addr=$("${CROSS_COMPILE}nm" "$in" | awk '$3 == "uprobe_target_nop" { print $1 }')
 	text=$("${CROSS_COMPILE}readelf" -SW "$in" |
 	       awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 2), $(i + 3) }')
-	[ -n "$addr" ] && [ -n "$text" ] || die "bench has no uprobe_target_nop or .text"
+	if [ -z "$addr" ] || [ -z "$text" ]; then
+		die "bench has no uprobe_target_nop or .text"
+	fi
 	off=$(( 0x$addr - 0x${text% *} + 0x${text#* } ))
 	[ "$(od -An -tx4 -j "$off" -N4 "$in" | tr -d ' ')" = d503201f ] ||
 		die "bench: uprobe_target_nop does not start with nop"

@@ -11,8 +11,8 @@
 # 6 s of Debian 12's grep under TCG, 11 s of Debian 13's), REDIS_REQUESTS
 # (20000 per GET and SET); RELEASES ("12 13": whose programs, each once);
 # GUEST_MEM (1024 MiB).
-# Output: results/workloads-raw.csv, results/workloads.csv,
-# results/workloads.png, the probed functions and the table on stdout.
+# Output: results/BASE/workloads-raw.csv, workloads.csv,
+# workloads.png, the probed functions and the table on stdout.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GREP_LINES=${GREP_LINES:-120000}
@@ -59,7 +59,7 @@ main() {
 	probes "$BUILD"/run/workloads/*/out.txt
 	python3 "$ROOT/scripts/workloads_report.py" "$RESULTS/workloads-raw.csv" \
 		"$RESULTS/workloads.csv" "$RESULTS/workloads.png"
-	log "results in results/workloads.csv, results/workloads-raw.csv, results/workloads.png"
+	log "results in results/$BASE/: workloads.csv, workloads-raw.csv, workloads.png"
 }
 
 # (tests/host/workloads.sh sources it for parse and probes)

@@ -18,6 +18,6 @@ if bpf_bench "$KSRC" x86_64 "" "$IMAGES/patched/vmlinux" "$hdrs" "$BUILD/uapi-ob
 	"$out" >"$log" 2>&1 && file "$out/bench" | grep -q 'x86-64'; then
 	echo "ok 1 - bench builds for x86_64"
 else
-	echo "not ok 1 - bench builds for x86_64 (log: build/logs/bench-x86_64.log)"
+	echo "not ok 1 - bench builds for x86_64 (log: build/$BASE/logs/bench-x86_64.log)"
 	tail -n 15 "$log" | sed 's/^/# /'
 fi

@@ -20,7 +20,7 @@ config_from() {
 	local pkg=$1 dir=$2 deb member
 	(cd "$dir" && apt-get "${APT_OPTS[@]}" download "$pkg:arm64" >/dev/null 2>&1) ||
 		die "apt-get download $pkg:arm64 from $DISTRO_SUITES failed"
-	deb=$(ls "$dir/${pkg}"_*_arm64.deb | head -n1)
+	deb=$(first_file "$dir/${pkg}"_*_arm64.deb)
 	member=$(dpkg-deb -c "$deb" 2>/dev/null | awk '{ print $NF }' |
 		grep -m1 -E '^\./(boot/config-.*|usr/lib/modules/[^/]+/config)$' || true)
 	[ -z "$member" ] || dpkg-deb --fsys-tarfile "$deb" | tar -xO "$member" > "$dir/OUT.config"
@@ -43,8 +43,9 @@ distro_config() {
 		if ! config_from "$pkg" "$dir"; then
 			dep=$(apt-cache "${APT_OPTS[@]}" depends "$pkg:arm64" 2>/dev/null |
 				awk '/Depends: linux-base-[0-9]/ { sub(/:arm64$/, "", $2); print $2; exit }')
-			[ -n "$dep" ] && config_from "$dep" "$dir" ||
+			if [ -z "$dep" ] || ! config_from "$dep" "$dir"; then
 				die "neither $pkg nor its linux-base package holds a kernel configuration"
+			fi
 		fi
 		mv "$dir/OUT.config" "$dir/$pkg.config"
 	fi

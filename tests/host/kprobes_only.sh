@@ -2,7 +2,7 @@
 # TAP: the arm64 probe objects of the queue build in a kernel with kprobes
 # and without uprobes (config/kprobes-only.config): the code in
 # arch/arm64/kernel/probes/ is shared, and a header that only uprobes pull
-# in breaks that build.  Incremental, in build/obj-kprobes-only.
+# in breaks that build.  Incremental, in build/BASE/obj-kprobes-only.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 OBJ=$BUILD/obj-kprobes-only
@@ -14,7 +14,7 @@ OBJS=(arch/arm64/kernel/probes/decode-insn.o arch/arm64/kernel/probes/simulate-i
 ksrc_at queue
 mkdir -p "$(dirname "$LOG")"
 if ! kconfig_merge "$KSRC" "$OBJ" arm64 "$CROSS_COMPILE" "$FRAG" >"$LOG" 2>&1; then
-	echo "not ok 1 - kprobes-only: configure (log: build/logs/kprobes-only.log)"
+	echo "not ok 1 - kprobes-only: configure (log: build/$BASE/logs/kprobes-only.log)"
 	exit 0
 fi
 if grep -qx 'CONFIG_KPROBES=y' "$OBJ/.config" && ! grep -q '^CONFIG_UPROBES=' "$OBJ/.config"; then

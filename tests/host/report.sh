@@ -24,19 +24,26 @@ CSV
 python3 "$ROOT/scripts/report.py" "$tmp/raw.csv" "$tmp/sum.csv" "$tmp/c.png" > "$tmp/table"
 # nop: baseline median 0.015 [0.010, 0.020]; ratios 3, 1.5, 4 -> median 3, min 1.5, max 4
 line=$(grep '^uprobe-nop,' "$tmp/sum.csv")
-[ "$line" = "uprobe-nop,0.015,0.01,0.02,0.03,0.03,0.06,3,1.5,4,3" ] &&
-	echo "ok 1 - report: medians and paired ratios" ||
-	{ echo "not ok 1 - report: medians and paired ratios"; echo "# got: $line"; }
+if [ "$line" = "uprobe-nop,0.015,0.01,0.02,0.03,0.03,0.06,3,1.5,4,3" ]; then
+	echo "ok 1 - report: medians and paired ratios"
+else
+	echo "not ok 1 - report: medians and paired ratios"; echo "# got: $line"
+fi
 # patched nop/ret per run: 0.75, 0.75, 1.5 -> median 0.75
 line=$(grep '^patched uprobe-nop/uprobe-ret,' "$tmp/sum.csv" | cut -d, -f8-10)
-[ "$line" = "0.75,0.75,1.5" ] && echo "ok 2 - report: patched nop/ret ratio" ||
-	{ echo "not ok 2 - report: patched nop/ret ratio"; echo "# got: $line"; }
+if [ "$line" = "0.75,0.75,1.5" ]; then
+	echo "ok 2 - report: patched nop/ret ratio"
+else
+	echo "not ok 2 - report: patched nop/ret ratio"; echo "# got: $line"
+fi
 [ -s "$tmp/c.png" ] && echo "ok 3 - report: chart written" || echo "not ok 3 - report: chart written"
 grep -v '^3,patched,uprobe-ret\|^[12],patched,uprobe-ret' "$tmp/raw.csv" > "$tmp/bad.csv"
 if python3 "$ROOT/scripts/report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err"; then
 	echo "not ok 4 - report: refuses a trigger without rates"
 else
-	grep -q 'uprobe-ret has no rate on the patched' "$tmp/err" &&
-		echo "ok 4 - report: refuses a trigger without rates" ||
-		{ echo "not ok 4 - report: refuses a trigger without rates"; sed 's/^/# /' "$tmp/err"; }
+	if grep -q 'uprobe-ret has no rate on the patched' "$tmp/err"; then
+		echo "ok 4 - report: refuses a trigger without rates"
+	else
+		echo "not ok 4 - report: refuses a trigger without rates"; sed 's/^/# /' "$tmp/err"
+	fi
 fi

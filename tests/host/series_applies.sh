@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TAP: the queue in patches/ applies with `git am`, in series order, on a
-# fresh checkout of the base (independent of build/src and its stamps);
+# fresh checkout of the base (independent of build/BASE/src and its stamps);
 # and each series that patches/BASE/sets marks "base" applies on the base
 # alone.
 . "$(dirname "$0")/../../scripts/lib.sh"
