@@ -256,11 +256,13 @@ with_progress() {
 	fi
 }
 
-# TAP lines for the host tests, numbered by TAP_N; TAP_PREFIX, if set,
-# starts every description.
+# TAP lines for the host tests and scripts (check.sh, bisect.sh), numbered
+# by TAP_N; TAP_PREFIX, if set, starts every description.  What reads them
+# is scripts/tap_summary.py.
 # tap STATUS DESC [DETAIL...]: "ok" when STATUS is 0, else "not ok" and the
-# DETAIL lines as comments.  tap_is DESC WANT GOT: ok when GOT is WANT.
-# tap_skip DESC WHY: a skipped check.
+# DETAIL lines as comments (a detail "log: PATH" names the log of the
+# failure, which the summary of make check shows).  tap_is DESC WANT GOT:
+# ok when GOT is WANT.  tap_skip DESC WHY: a skipped check.
 TAP_N=0
 tap() {
 	local status=$1 desc=$2
