@@ -99,6 +99,35 @@ abab() {
 	done
 }
 
+# provenance [KEY=VALUE...]: what a measurement ran on, as "# key: value"
+# lines for the top of its output and of its CSV files (scripts/report.py
+# carries them into its summary and its chart's title): the test bed's
+# commit (git describe, "-dirty" with uncommitted changes; and the full
+# hash), the queue (the git tree of patches/BASE, "-dirty" likewise), the
+# base package and the version build/BASE/linux was made from, the kernel
+# builds (build/BASE/images/<key> each flavour links to), the QEMU, the
+# date (UTC); then one line per KEY=VALUE (e.g. runs=3).
+provenance() {
+	local g=(git -C "$ROOT") describe head queue kernels="" k kv
+	describe=$("${g[@]}" describe --always --dirty --abbrev=12 2>/dev/null) || describe=unknown
+	head=$("${g[@]}" rev-parse -q --verify HEAD 2>/dev/null) || head=unknown
+	queue=$("${g[@]}" rev-parse -q --verify "HEAD:patches/$BASE" 2>/dev/null) || queue=unknown
+	[ -z "$("${g[@]}" status --porcelain -- "patches/$BASE" 2>/dev/null)" ] || queue+=-dirty
+	for k in baseline patched; do
+		[ ! -L "$IMAGES/$k" ] || kernels+="${kernels:+, }$k $(readlink "$IMAGES/$k")"
+	done
+	echo "# testbed: $describe ($head)"
+	echo "# queue: patches/$BASE tree $queue"
+	echo "# base: $BASE, $LINUX_SOURCE_PKG $(cat "$KREPO/.git/testbed-base-version" 2>/dev/null ||
+		echo "$LINUX_SOURCE_VERSION (pinned; no build/$BASE/linux)")"
+	echo "# kernels: ${kernels:-none built}"
+	echo "# qemu: $("${QEMU:-qemu-system-aarch64}" --version 2>/dev/null | head -n 1 | sed 's/^QEMU emulator version //')"
+	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	for kv in "$@"; do
+		echo "# ${kv%%=*}: ${kv#*=}"
+	done
+}
+
 # debian_mirror: print the Debian archive URI the machine's own apt sources
 # use (so that no host name is written here); stop when there is none.
 debian_mirror() {

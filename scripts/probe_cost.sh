@@ -5,6 +5,8 @@
 # prints ns per call, median [min, max] over the rounds.  With ICOUNT=1 the
 # guest's clock counts its instructions (scripts/guest.sh), 1 ns each, on
 # one vCPU: the numbers are then instructions per call, and repeatable.
+# The output starts with "# key: value" lines that say what it ran on
+# (scripts/lib.sh provenance).
 #   scripts/probe_cost.sh [CALLS [ROUNDS]]   (after make bench, or make
 #                                             kernels rootfs; ROUNDS <= 32)
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +20,7 @@ if [ "${ICOUNT:-0}" = 1 ]; then
 	export VCPUS=1	# guest time counts the instructions of every vCPU
 	log "icount: ns are guest instructions"
 fi
+provenance calls="$calls" rounds="$rounds" icount="${ICOUNT:-0}" vcpus="${VCPUS:-2}"
 for k in baseline patched; do
 	dir=$BUILD/run/probe-cost/$k
 	"$ROOT/scripts/guest.sh" "$k" run "$dir" "/testbed/tools/probe_cost $calls $rounds" ||

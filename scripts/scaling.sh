@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stepped-uprobe scaling, baseline against patched: bench trig-uprobe-xol with
 # 1..P producers (-p), RUNS boots per kernel and producer count, kernels
-# booted alternately.  A measurement, not a test: prints a table.
+# booted alternately.  A measurement, not a test: prints a table, after
+# "# key: value" lines that say what it ran on (scripts/lib.sh provenance).
 #   scripts/scaling.sh [PRODUCERS...]      (default: 1 2; VCPUS=2, RUNS=3)
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +21,7 @@ rate() {
 	echo "$r"
 }
 
+provenance runs="$RUNS" trigger="$TRIGGER" producers="${prods[*]}" vcpus="${VCPUS:-2}"
 printf '%-4s %-28s %-28s %s\n' "-p" "baseline M/s med [min,max]" "patched M/s med [min,max]" "ratio med [min,max]"
 for p in "${prods[@]}"; do
 	b=() q=()

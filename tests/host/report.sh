@@ -47,3 +47,32 @@ else
 		echo "not ok 4 - report: refuses a trigger without rates"; sed 's/^/# /' "$tmp/err"
 	fi
 fi
+
+# What the runs ran on: scripts/lib.sh provenance's "# key: value" lines,
+# at the top of the raw CSV, start the summary too; the chart's title
+# names the base, the date and the test bed's commit.
+TAP_N=4
+TAP_PREFIX="report: "
+provenance runs=3 > "$tmp/prov"
+tap_is "provenance: the keys" "testbed queue base kernels qemu date runs" \
+	"$(sed 's/^# \([a-z_]*\): .*/\1/' "$tmp/prov" | xargs)"
+tap_is "provenance: the base and its package" "# base: $BASE, $LINUX_SOURCE_PKG" \
+	"$(grep '^# base:' "$tmp/prov" | cut -d' ' -f1-4)"
+tap_is "provenance: the test bed's commit" "$(git -C "$ROOT" rev-parse HEAD)" \
+	"$(sed -n 's/^# testbed: .*(\(.*\))$/\1/p' "$tmp/prov")"
+# Every bench trigger (the longest names last, where a label is cut first).
+printf '%s\n' "# base: 6.12, linux-source-6.12 6.12.117-1~deb12u1" "# date: 2026-12-05T10:00:00Z" \
+	"# testbed: v1-2-gabcdef123456 (abcdef1234567890)" "run,kernel,trigger,rate" > "$tmp/all.csv"
+for t in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret,xol} uprobe-sub uprobe-pac uprobe-go-ldr; do
+	printf '1,baseline,%s,0.1\n1,patched,%s,0.2\n' "$t" "$t" >> "$tmp/all.csv"
+done
+python3 "$ROOT/scripts/report.py" "$tmp/all.csv" "$tmp/all-sum.csv" "$tmp/all.png" > /dev/null
+tap_is "the summary starts with the raw file's # lines" "$(grep '^#' "$tmp/all.csv")" \
+	"$(sed -n '/^#/!q; p' "$tmp/all-sum.csv")"
+tap_is "the summary's rows after them" "trigger usermode-count" \
+	"$(grep -v '^#' "$tmp/all-sum.csv" | sed -n '1p; 2p' | cut -d, -f1 | xargs)"
+tap_is "the chart's title: base, date, commit" \
+	"x|6.12, linux-source-6.12 6.12.117-1~deb12u1, 2026-12-05, test bed v1-2-gabcdef123456" \
+	"$(cd "$ROOT/scripts" && python3 -c 'import report; print(report.chart_title("x", report.read_csv(
+		__import__("sys").argv[1])[0]).replace("\n", "|"))' "$tmp/all.csv")"
+echo "1..$TAP_N"
