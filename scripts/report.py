@@ -153,9 +153,11 @@ e
 
 
 def plot(rows, chart, meta):
+    # rmargin: room for the last label, which the rotation draws to the
+    # right of its bar (tests/host/report.sh checks that none is cut).
     data = "\n".join("%s %g %g %g" % (t, r[0], r[1], r[2]) for t, _, _, r, _ in rows)
     gnuplot(chart, chart_title("arm64 uprobes bench: patched / baseline (median, min-max of runs)", meta),
-            "patched / baseline", "set boxwidth 0.6\nset xtics rotate by -30",
+            "patched / baseline", "set boxwidth 0.6\nset xtics rotate by -30\nset rmargin 10",
             "plot '-' using 0:2:xtic(1) with boxes notitle, "
             "'' using 0:2:3:4 with yerrorbars lc black pt 0 notitle, 1 lc rgb 'gray' dt 2 notitle",
             data)

@@ -75,4 +75,6 @@ tap_is "the chart's title: base, date, commit" \
 	"x|6.12, linux-source-6.12 6.12.117-1~deb12u1, 2026-12-05, test bed v1-2-gabcdef123456" \
 	"$(cd "$ROOT/scripts" && python3 -c 'import report; print(report.chart_title("x", report.read_csv(
 		__import__("sys").argv[1])[0]).replace("\n", "|"))' "$tmp/all.csv")"
+out=$(python3 "$ROOT/tests/host/png_ink.py" "$tmp/all.png" 2>&1) && rc=0 || rc=1
+tap "$rc" "the chart: no label cut (something drawn, background left on every side)" "$out"
 echo "1..$TAP_N"

@@ -125,6 +125,8 @@ line=$(grep '^grep-13,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f2,3,10 | xargs ||
 tap "$([ "$line" = "s,baseline,4 s,patched,1" ] && echo 0 || echo 1)" \
 	"report: Debian 13's grep in seconds" "got: $line"
 tap "$([ -s "$tmp/c.png" ] && echo 0 || echo 1)" "report: chart written"
+out=$(python3 "$ROOT/tests/host/png_ink.py" "$tmp/c.png" 2>&1) && rc=0 || rc=1
+tap "$rc" "report: the chart: no label cut" "$out"
 tap_is "report: the raw file's # lines start the summary" "$(grep '^#' "$tmp/raw.csv")" \
 	"$(sed -n '/^#/!q; p' "$tmp/sum.csv")"
 grep -v '^[0-9],patched,redis-get,none' "$tmp/raw.csv" > "$tmp/bad.csv"
