@@ -292,7 +292,7 @@ with_progress() {
 # DETAIL lines as comments (a detail "log: PATH" names the log of the
 # failure, which the summary of make check shows).  tap_is DESC WANT GOT:
 # ok when GOT is WANT.  tap_skip DESC WHY: a skipped check.
-TAP_N=0
+TAP_N=${TAP_N:-0}	# kept when sourced again (a test that sources a script)
 tap() {
 	local status=$1 desc=$2
 	shift 2
