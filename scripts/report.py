@@ -11,10 +11,20 @@ names the base, the date and the test bed's commit.  A reader of these CSV
 files skips the lines that start with "#" (read_csv here; pandas:
 comment="#").
 
+The control rows (CONTROLS: no probe, the same code on both kernels) must
+have a patched/baseline ratio of 1 but for the machine's noise: when the
+median ratio of one lies beyond 1 +- NOISE_BOUND (environment, default
+0.10), the noise did not hit both kernels alike and every ratio of the run
+is suspect.  The report then prints a NOISY warning, and the summary's
+"# noisy:" line (also written when all is well) and the chart's title say
+so.
+
 Usage: report.py RAW.csv SUMMARY.csv CHART.png
-Raises SystemExit with a message when a trigger has no rate for a kernel.
+Raises SystemExit with a message when a trigger has no rate for a kernel,
+or NOISE_BOUND is not a number between 0 and 1.
 """
 import csv
+import os
 import statistics
 import subprocess
 import sys
@@ -24,6 +34,9 @@ KERNELS = ("baseline", "patched")
 # Ratios within the patched kernel: what a simulated nop/stp costs next to
 # ret, which the base kernel already simulates.
 INNER = (("uprobe-nop", "uprobe-ret"), ("uprobe-push", "uprobe-ret"))
+# The bench's triggers that run no probe: the same code on both kernels.
+CONTROLS = ("usermode-count", "kernel-count", "syscall-count")
+NOISE_BOUND = 0.10
 
 
 def read_csv(path):
@@ -46,14 +59,45 @@ def write_meta(f, meta):
 
 def chart_title(what, meta):
     """WHAT, and a second line naming the base, the date and the test
-    bed's commit of META (those it has)."""
+    bed's commit of META (those it has), and NOISY when its "noisy" says
+    so."""
     m = dict(meta)
     parts = [m["base"]] if "base" in m else []
     if "date" in m:
         parts.append(m["date"].split("T")[0])
     if "testbed" in m:
         parts.append("test bed " + m["testbed"].split()[0])
+    if m.get("noisy", "").startswith("YES"):
+        parts.append("NOISY")
     return what + ("\n" + ", ".join(parts) if parts else "")
+
+
+def noise_bound():
+    """NOISE_BOUND from the environment, or its default."""
+    text = os.environ.get("NOISE_BOUND", "") or str(NOISE_BOUND)
+    try:
+        bound = float(text)
+    except ValueError:
+        bound = -1
+    if not 0 < bound < 1:
+        sys.exit("report: NOISE_BOUND must be a number between 0 and 1 (0.10: 10%%), not %r" % text)
+    return bound
+
+
+def noise(rows, bound):
+    """The verdict on the control rows among ROWS (trigger, baseline,
+    patched, ratio stats, runs): (noisy, rows, verdict): noisy None when
+    there is no control row, else whether the median ratio of one lies
+    beyond 1 +- BOUND; rows those (else all the controls) with their
+    ratios; verdict the summary's "noisy" value."""
+    controls = [(t, r) for t, _, _, r, _ in rows if t in CONTROLS]
+    if not controls:
+        return None, "", "unknown (no control row: %s)" % ", ".join(CONTROLS)
+    beyond = [(t, r) for t, r in controls if abs(r[0] - 1) > bound]
+    shown = ", ".join("%s %s" % (t, fmt(r, 3)) for t, r in beyond or controls)
+    if beyond:
+        return True, shown, "YES (control medians beyond 1 +- %g: %s)" % (bound, shown)
+    return False, shown, "no (control medians within 1 +- %g: %s)" % (bound, shown)
 
 
 def load(path):
@@ -83,6 +127,7 @@ def fmt(s, prec=4):
 
 
 def main(raw, summary, chart):
+    bound = noise_bound()
     rates, order, meta = load(raw)
     rows = []
     for trig in order:
@@ -93,6 +138,8 @@ def main(raw, summary, chart):
         r = ratios(per["patched"], per["baseline"])
         rows.append((trig, stats(list(per["baseline"].values())),
                      stats(list(per["patched"].values())), stats(r), len(r)))
+    noisy, shown, verdict = noise(rows, bound)
+    meta = [(k, v) for k, v in meta if k != "noisy"] + [("noisy", verdict)]
 
     with open(summary, "w", newline="") as f:
         write_meta(f, meta)
@@ -120,6 +167,14 @@ def main(raw, summary, chart):
             print("patched %s / %s: %s" % (num, den, fmt(r, 3)))
     print("(%d runs per kernel; ratios are per-run patched/baseline, paired by run)"
           % max(n for *_, n in rows))
+    if noisy:
+        print("NOISY: the median patched/baseline of a control (the same code on both kernels)"
+              " is beyond 1 +- %g (NOISE_BOUND): %s.\nThe machine's noise hit the kernels"
+              " unequally, and every ratio above is suspect: rerun, with more RUNS or on a"
+              " quieter machine." % (bound, shown))
+    elif noisy is not None:
+        print("controls (the same code on both kernels) within 1 +- %g (NOISE_BOUND): %s"
+              % (bound, shown))
     plot(rows, chart, meta)
 
 
