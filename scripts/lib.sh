@@ -79,20 +79,25 @@ timed() {
 # abab JOB PARSE [ARGS...]: boot the baseline and the patched kernel in
 # turn (baseline, patched, baseline, ..., so that noise on this machine hits
 # both alike), RUNS times each (default 3), run guest job JOB with ARGS
-# (scripts/guest.sh, output in build/BASE/run/JOB/KERNEL-RUN/), and print the
-# CSV rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
-# run, naming it, when a guest fails or a run gives no row.
-# Environment: RUNS, GUEST_TIMEOUT (default 1800 s).
+# (scripts/guest.sh, output in build/BASE/run/NAME/KERNEL-RUN/), and print
+# the rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
+# run, naming it, when a guest fails or a run gives no row.  The helper of
+# every baseline-against-patched measurement: bench.sh, workloads.sh,
+# scaling.sh, siglock.sh, probe_cost.sh.
+# Environment: RUNS, GUEST_TIMEOUT (default 1800 s), ABAB_NAME (NAME,
+# default JOB: what the run is called, e.g. job "run" with a command).
 abab() {
-	local job=$1 parse=$2 runs=${RUNS:-3} run k dir rows
+	local job=$1 parse=$2 runs=${RUNS:-3} name=${ABAB_NAME:-$1} run k dir rows
 	shift 2
 	[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$runs'"
 	for run in $(seq 1 "$runs"); do
 		for k in baseline patched; do
-			dir=$BUILD/run/$job/$k-$run
-			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" "$job" "$dir" "$@" >&2
+			dir=$BUILD/run/$name/$k-$run
+			# (|| die: set -e does not reach into a command substitution)
+			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" "$job" "$dir" "$@" >&2 ||
+				die "$name on the $k kernel (run $run): the guest failed; see $dir"
 			rows=$("$parse" "$dir/out.txt" "$run" "$k")
-			[ -n "$rows" ] || die "$job on the $k kernel (run $run) printed no results; see $dir/out.txt"
+			[ -n "$rows" ] || die "$name on the $k kernel (run $run) printed no results; see $dir/out.txt"
 			printf '%s\n' "$rows"
 			log "run $run/$runs $k: $(printf '%s\n' "$rows" | wc -l) results"
 		done
