@@ -19,7 +19,8 @@ B := build/$(BASE)
 	export outgoing bisect coverage lint clean distclean
 
 ## BASE=6.12          base kernel and queue: 6.12 (the backport) or mainline (for LKML)
-## RUNS=3             guest boots per kernel (bench, workloads, scaling)
+## RUNS=3             guest boots per kernel (bench, workloads, scaling; probe-cost, siglock: 1)
+## NOISE_BOUND=0.10   bench: a control's patched/baseline beyond 1 +- this: NOISY
 ## BENCH_ARGS="-w2 -d5" bench's options, through run_bench_uprobes.sh
 ## VCPUS=2            guest vCPUs (and GUEST_MEM=1024, MiB)
 ## GUEST_TIMEOUT      s before a hung guest is killed (900; bench 1800, check-debug 3600)

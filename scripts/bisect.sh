@@ -12,7 +12,8 @@
 #   selftests/bpf bench for arm64 and x86_64, when a patch touches
 #           selftests/bpf (BPF objects against the BTF of that commit's arm64
 #           vmlinux).
-# TAP output, one line per build; build logs in build/BASE/logs/bisect-*.log.
+# TAP output (scripts/lib.sh tap), one line per build; build logs in
+# build/BASE/logs/bisect-*.log.
 # Environment: BISECT_X86 (1; 0 skips the x86_64 builds, and says so);
 # BISECT=objects builds only the objects of the C files each patch touches
 # (no base, no Image, no bench: minutes instead of most of an hour when
@@ -25,11 +26,6 @@ OBJ_X86=$BUILD/bisect-obj-x86_64
 BISECT_X86=${BISECT_X86:-1}
 BISECT=${BISECT:-full}
 n=0
-
-# tap RC DESC: one TAP line.
-tap() {
-	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi
-}
 
 # configure ARCH CROSS OBJ: tinyconfig + fragments, again only when the
 # commit changed a Kconfig file (olddefconfig alone would drop the options
@@ -98,14 +94,16 @@ step() {
 	if [ -n "$arm_t" ]; then
 		t0=$SECONDS rc=0
 		kbuild arm64 "$CROSS_COMPILE" "$OBJ_ARM64" "$arm_t" "$BUILD/logs/bisect-$n-arm64.log" || rc=1
-		tap $rc "bisect: $what builds (arm64 ${arm_t//$'\n'/ }, $((SECONDS - t0))s): $subj"
+		tap $rc "bisect: $what builds (arm64 ${arm_t//$'\n'/ }, $((SECONDS - t0))s): $subj" \
+			"log: ${BUILD#"$ROOT"/}/logs/bisect-$n-arm64.log"
 	fi
 	if [ "$x86" = 1 ] && [ -n "$x86_t" ] && [ "$BISECT_X86" = 1 ]; then
 		t0=$SECONDS rc=0
 		kbuild x86_64 "" "$OBJ_X86" "$x86_t" "$BUILD/logs/bisect-$n-x86_64.log" || rc=1
-		tap $rc "bisect: $what builds (x86_64 ${x86_t//$'\n'/ }, $((SECONDS - t0))s): $subj"
+		tap $rc "bisect: $what builds (x86_64 ${x86_t//$'\n'/ }, $((SECONDS - t0))s): $subj" \
+			"log: ${BUILD#"$ROOT"/}/logs/bisect-$n-x86_64.log"
 	elif [ "$x86" = 1 ] && [ -n "$x86_t" ]; then
-		echo "ok - bisect: $what x86_64 build # SKIP BISECT_X86=0"
+		tap_skip "bisect: $what x86_64 build" "BISECT_X86=0"
 	fi
 	if printf '%s\n' "${files[@]}" | grep -q '^tools/testing/selftests/arm64/uprobes/'; then
 		t0=$SECONDS rc=0
@@ -113,16 +111,19 @@ step() {
 			ARM64_SUBTARGETS=uprobes OUTPUT="$BUILD/bisect-selftests" \
 			KHDR_INCLUDES="-isystem $BUILD/uapi-headers/include" \
 			>"$BUILD/logs/bisect-$n-kselftest.log" 2>&1 || rc=1
-		tap $rc "bisect: $what builds (arm64 uprobes kselftest, $((SECONDS - t0))s): $subj"
+		tap $rc "bisect: $what builds (arm64 uprobes kselftest, $((SECONDS - t0))s): $subj" \
+			"log: ${BUILD#"$ROOT"/}/logs/bisect-$n-kselftest.log"
 	fi
 	if [ "$BISECT" = full ] && printf '%s\n' "${files[@]}" | grep -q '^tools/testing/selftests/bpf/'; then
 		t0=$SECONDS rc=0
 		bench arm64 "$CROSS_COMPILE" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-arm64.log" || rc=1
-		tap $rc "bisect: $what builds (selftests/bpf bench, arm64, $((SECONDS - t0))s): $subj"
+		tap $rc "bisect: $what builds (selftests/bpf bench, arm64, $((SECONDS - t0))s): $subj" \
+			"log: ${BUILD#"$ROOT"/}/logs/bisect-$n-bench-arm64.log"
 		if [ "$BISECT_X86" = 1 ]; then
 			t0=$SECONDS rc=0
 			bench x86_64 "" "$OBJ_ARM64/vmlinux" "$BUILD/logs/bisect-$n-bench-x86_64.log" || rc=1
-			tap $rc "bisect: $what builds (selftests/bpf bench, x86_64, $((SECONDS - t0))s): $subj"
+			tap $rc "bisect: $what builds (selftests/bpf bench, x86_64, $((SECONDS - t0))s): $subj" \
+				"log: ${BUILD#"$ROOT"/}/logs/bisect-$n-bench-x86_64.log"
 		fi
 	fi
 }

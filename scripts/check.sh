@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test part of `make check`: host tests (tests/host/*.sh), then the
 # patched kernel booted with job "check" (guest/check.sh runs tests/guest and
-# a 1 s run of each bench trigger).  Every test prints TAP; this counts the
-# results and ends with "N passed, N failed, N skipped".  Exit 1 if any failed
-# or none ran.
+# a 1 s run of each bench trigger).  Every test prints TAP, kept in
+# build/BASE/check-FLAVOUR.tap; scripts/tap_summary.py then counts it by boot
+# and suite, lists the failures with the log each one's output is in, and
+# ends with "N passed, N failed, N skipped".  Exit 1 if any failed or none
+# ran.
 # Environment: VCPUS (2), GUEST_TIMEOUT (900 s), TEST_TIMEOUT (600 s, the
 # longest one guest test may run); CHECK_FLAVOUR (patched: the kernel
 # booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
@@ -27,29 +29,33 @@ OLD_CPU=${OLD_CPU:-cortex-a76}
 OLD_CPU_TESTS=${OLD_CPU_TESTS-kunit uprobe_sim}
 OLD_CPU_LACKS="hbc"
 
-# count TAPFILE: add the file's results to the totals.
-count() {
-	skip=$(grep -a -c -E '^ok .*# (SKIP|skip)' "$1" || true)
-	fail=$(grep -a -c -E '^not ok ' "$1" || true)
-	pass=$(( $(grep -a -c -E '^ok ' "$1" || true) - skip ))
-}
-
-# result OK DESC: one TAP line for a check made here.
-result() {
-	if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi
-}
-
 host_tests() {
 	local t
 	for t in "$ROOT"/tests/host/*.sh; do
 		echo "# host: ${t##*/}"
-		bash "$t" 2>&1 || echo "not ok - ${t##*/} exited with $?"
+		bash "$t" 2>&1 || tap 1 "${t##*/} exited with $?"
 	done
+}
+
+# boot_header LABEL DIR DESCRIPTION: the TAP comments that start a boot's
+# results: what it runs, then its short name LABEL and its logs' folder DIR
+# (scripts/tap_summary.py groups the results by them).
+boot_header() {
+	echo "# guest: $3"
+	echo "# boot: $1, logs in ${2#"$ROOT"/}"
+}
+
+# guest_tap OUT.txt: the TAP lines and comments of a guest's output, with
+# "# suite: NAME" where the guest started test NAME (its TESTBED-STAGE
+# line), so that the summary counts each test apart.
+guest_tap() {
+	grep -a -E '^(not )?ok |^#|^TESTBED-STAGE: ' "$1" 2>/dev/null |
+		sed 's/^TESTBED-STAGE: /# suite: /' || true
 }
 
 # boot_check LABEL DIR [TEST...]: boot the kernel with job check (all
 # tests, or the named ones) under $QEMU, logs in DIR; its TAP, and TAP
-# lines for the boot and the job, named LABEL.
+# lines for the boot and the job, named LABEL (suite "boot").
 boot_check() {
 	local label=$1 dir=$2 rc=0 init=0
 	shift 2
@@ -57,13 +63,14 @@ boot_check() {
 	"$ROOT/scripts/guest.sh" "$CHECK_FLAVOUR" check "$dir" "$TEST_TIMEOUT" "$@" 2>&1 |
 		sed 's/^/# /' || rc=1
 	grep -a -q '^TESTBED: init reached' "$dir/out.txt" 2>/dev/null || init=1
-	result $init "$label: boot reaches our init"
-	grep -a -E '^(not )?ok |^#' "$dir/out.txt" 2>/dev/null || true
-	result $rc "$label: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
+	tap $init "$label: boot reaches our init"
+	guest_tap "$dir/out.txt"
+	echo "# suite: boot"
+	tap $rc "$label: job finished, kernel log clean (no panic/BUG/WARNING/Oops)"
 }
 
 guest_tests() {
-	echo "# guest: $CHECK_FLAVOUR kernel, job check"
+	boot_header guest "$RUNDIR" "$CHECK_FLAVOUR kernel, job check"
 	boot_check guest "$RUNDIR"
 }
 
@@ -75,12 +82,13 @@ cpu_features() {
 		"$1/out.txt" 2>/dev/null || true
 }
 
-# cpu_check LABEL DIR offers|lacks FEATURE...: a TAP line per FEATURE, ok
-# if the CPU of the guest of DIR offers (lacks) it; a guest that listed no
-# features fails either way.
+# cpu_check LABEL DIR offers|lacks FEATURE...: a TAP line per FEATURE
+# (suite "cpu"), ok if the CPU of the guest of DIR offers (lacks) it; a
+# guest that listed no features fails either way.
 cpu_check() {
 	local label=$1 dir=$2 want=$3 features f ok
 	shift 3
+	echo "# suite: cpu"
 	features=$(cpu_features "$dir")
 	for f in "$@"; do
 		ok=1
@@ -88,7 +96,7 @@ cpu_check() {
 		*" $f "*) [ "$want" = lacks ] || ok=0 ;;
 		*) [ "$want" = offers ] || [ -z "$features" ] || ok=0 ;;
 		esac
-		result $ok "$label: the CPU $want $f"
+		tap $ok "$label: the CPU $want $f"
 	done
 }
 
@@ -98,9 +106,10 @@ cpu_check() {
 # (the tests alone would only skip).
 new_cpu_tests() {
 	local qemu
-	echo "# guest: $CHECK_FLAVOUR kernel under a QEMU with $NEW_CPU_FEATURES: $NEW_CPU_TESTS"
+	boot_header "new-CPU guest" "$RUNDIR-gcs" \
+		"$CHECK_FLAVOUR kernel under a QEMU with $NEW_CPU_FEATURES: $NEW_CPU_TESTS"
 	if ! qemu=$("$ROOT/scripts/qemu_gcs.sh"); then
-		result 1 "new-CPU guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
+		tap 1 "new-CPU guest: a QEMU from $GCS_QEMU_SUITE (scripts/qemu_gcs.sh)"
 		return
 	fi
 	# shellcheck disable=SC2086 # a list of tests
@@ -113,7 +122,8 @@ new_cpu_tests() {
 # CPU must lack each of OLD_CPU_LACKS, or the run fails (what the tests
 # check there would not be tested).
 old_cpu_tests() {
-	echo "# guest: $CHECK_FLAVOUR kernel on $OLD_CPU, without $OLD_CPU_LACKS: $OLD_CPU_TESTS"
+	boot_header "old-CPU guest" "$RUNDIR-old" \
+		"$CHECK_FLAVOUR kernel on $OLD_CPU, without $OLD_CPU_LACKS: $OLD_CPU_TESTS"
 	# shellcheck disable=SC2086 # a list of tests
 	QEMU_CPU=$OLD_CPU QEMU_MACHINE=virt,gic-version=3 \
 		boot_check "old-CPU guest" "$RUNDIR-old" $OLD_CPU_TESTS
@@ -122,6 +132,7 @@ old_cpu_tests() {
 }
 
 main() {
+	need_cmd python3
 	mkdir -p "$BUILD"
 	ksrc_at queue
 	{
@@ -130,9 +141,7 @@ main() {
 		[ -z "$OLD_CPU_TESTS" ] || old_cpu_tests
 		[ -z "${GCS_QEMU_SUITE:-}" ] || new_cpu_tests
 	} 2>&1 | tee "$TAP"
-	count "$TAP"
-	echo "$pass passed, $fail failed, $skip skipped"
-	[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+	python3 "$ROOT/scripts/tap_summary.py" "$TAP"
 }
 
 main "$@"

@@ -12,7 +12,8 @@
 # path; BASE=mainline, patched only).  SECONDS_RUN: the bench's duration
 # (3).  The plugin is built against qemu-plugin.h of Debian's qemu source
 # package (trixie's, through a private apt configuration), into
-# build/tools.  Prints hit_profile.py's table; the counts, and the
+# build/tools.  Prints "# key: value" lines that say what it ran on
+# (scripts/lib.sh provenance), then hit_profile.py's table; the counts, and the
 # kernel's System.map and name, stay in build/BASE/run/hit-profile-*/.
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +72,7 @@ main() {
 		setup="echo N > /sys/kernel/debug/arm64_uprobe_trampoline && "
 	fi
 	build_plugin
+	provenance trigger="$trigger" flavour="$flavour" tramp="$tramp" seconds="$secs"
 	dir=$BUILD/run/hit-profile-$flavour-$trigger
 	[ "$tramp" = 1 ] || dir+=-brk
 	mkdir -p "$dir"

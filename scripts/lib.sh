@@ -79,23 +79,57 @@ timed() {
 # abab JOB PARSE [ARGS...]: boot the baseline and the patched kernel in
 # turn (baseline, patched, baseline, ..., so that noise on this machine hits
 # both alike), RUNS times each (default 3), run guest job JOB with ARGS
-# (scripts/guest.sh, output in build/BASE/run/JOB/KERNEL-RUN/), and print the
-# CSV rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
-# run, naming it, when a guest fails or a run gives no row.
-# Environment: RUNS, GUEST_TIMEOUT (default 1800 s).
+# (scripts/guest.sh, output in build/BASE/run/NAME/KERNEL-RUN/), and print
+# the rows that "PARSE OUT.txt RUN KERNEL" prints for each run.  Stops the
+# run, naming it, when a guest fails or a run gives no row.  The helper of
+# every baseline-against-patched measurement: bench.sh, workloads.sh,
+# scaling.sh, siglock.sh, probe_cost.sh.
+# Environment: RUNS, GUEST_TIMEOUT (default 1800 s), ABAB_NAME (NAME,
+# default JOB: what the run is called, e.g. job "run" with a command).
 abab() {
-	local job=$1 parse=$2 runs=${RUNS:-3} run k dir rows
+	local job=$1 parse=$2 runs=${RUNS:-3} name=${ABAB_NAME:-$1} run k dir rows
 	shift 2
 	[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '$runs'"
 	for run in $(seq 1 "$runs"); do
 		for k in baseline patched; do
-			dir=$BUILD/run/$job/$k-$run
-			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" "$job" "$dir" "$@" >&2
+			dir=$BUILD/run/$name/$k-$run
+			# (|| die: set -e does not reach into a command substitution)
+			GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} "$ROOT/scripts/guest.sh" "$k" "$job" "$dir" "$@" >&2 ||
+				die "$name on the $k kernel (run $run): the guest failed; see $dir"
 			rows=$("$parse" "$dir/out.txt" "$run" "$k")
-			[ -n "$rows" ] || die "$job on the $k kernel (run $run) printed no results; see $dir/out.txt"
+			[ -n "$rows" ] || die "$name on the $k kernel (run $run) printed no results; see $dir/out.txt"
 			printf '%s\n' "$rows"
 			log "run $run/$runs $k: $(printf '%s\n' "$rows" | wc -l) results"
 		done
+	done
+}
+
+# provenance [KEY=VALUE...]: what a measurement ran on, as "# key: value"
+# lines for the top of its output and of its CSV files (scripts/report.py
+# carries them into its summary and its chart's title): the test bed's
+# commit (git describe, "-dirty" with uncommitted changes; and the full
+# hash), the queue (the git tree of patches/BASE, "-dirty" likewise), the
+# base package and the version build/BASE/linux was made from, the kernel
+# builds (build/BASE/images/<key> each flavour links to), the QEMU, the
+# date (UTC); then one line per KEY=VALUE (e.g. runs=3).
+provenance() {
+	local g=(git -C "$ROOT") describe head queue kernels="" k kv
+	describe=$("${g[@]}" describe --always --dirty --abbrev=12 2>/dev/null) || describe=unknown
+	head=$("${g[@]}" rev-parse -q --verify HEAD 2>/dev/null) || head=unknown
+	queue=$("${g[@]}" rev-parse -q --verify "HEAD:patches/$BASE" 2>/dev/null) || queue=unknown
+	[ -z "$("${g[@]}" status --porcelain -- "patches/$BASE" 2>/dev/null)" ] || queue+=-dirty
+	for k in baseline patched; do
+		[ ! -L "$IMAGES/$k" ] || kernels+="${kernels:+, }$k $(readlink "$IMAGES/$k")"
+	done
+	echo "# testbed: $describe ($head)"
+	echo "# queue: patches/$BASE tree $queue"
+	echo "# base: $BASE, $LINUX_SOURCE_PKG $(cat "$KREPO/.git/testbed-base-version" 2>/dev/null ||
+		echo "$LINUX_SOURCE_VERSION (pinned; no build/$BASE/linux)")"
+	echo "# kernels: ${kernels:-none built}"
+	echo "# qemu: $("${QEMU:-qemu-system-aarch64}" --version 2>/dev/null | head -n 1 | sed 's/^QEMU emulator version //')"
+	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	for kv in "$@"; do
+		echo "# ${kv%%=*}: ${kv#*=}"
 	done
 }
 
@@ -256,12 +290,14 @@ with_progress() {
 	fi
 }
 
-# TAP lines for the host tests, numbered by TAP_N; TAP_PREFIX, if set,
-# starts every description.
+# TAP lines for the host tests and scripts (check.sh, bisect.sh), numbered
+# by TAP_N; TAP_PREFIX, if set, starts every description.  What reads them
+# is scripts/tap_summary.py.
 # tap STATUS DESC [DETAIL...]: "ok" when STATUS is 0, else "not ok" and the
-# DETAIL lines as comments.  tap_is DESC WANT GOT: ok when GOT is WANT.
-# tap_skip DESC WHY: a skipped check.
-TAP_N=0
+# DETAIL lines as comments (a detail "log: PATH" names the log of the
+# failure, which the summary of make check shows).  tap_is DESC WANT GOT:
+# ok when GOT is WANT.  tap_skip DESC WHY: a skipped check.
+TAP_N=${TAP_N:-0}	# kept when sourced again (a test that sources a script)
 tap() {
 	local status=$1 desc=$2
 	shift 2

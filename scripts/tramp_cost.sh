@@ -9,7 +9,8 @@
 # (scripts/guest.sh): ns are then instructions.
 #   scripts/tramp_cost.sh [CALLS [ROUNDS [BENCH_SECONDS]]]   (after make check
 #                                                           or make bench)
-# Prints the guest's lines, then scripts/report.py's summary of the bench
+# Prints "# key: value" lines that say what it ran on (scripts/lib.sh
+# provenance), the guest's lines, then scripts/report.py's summary of the bench
 # rates (BRK path as "baseline", slots as "patched"): the ratio slot / BRK,
 # median [min, max] over the rounds.
 . "$(dirname "$0")/lib.sh"
@@ -27,14 +28,19 @@ if [ "${ICOUNT:-0}" = 1 ]; then
 fi
 
 # csv OUT.txt: the bench rates as scripts/report.py reads them (run,kernel,
-# trigger,rate), the BRK path as "baseline" and the slots as "patched".
+# trigger,rate), the BRK path as "baseline" and the slots as "patched",
+# after the provenance lines.
 csv() {
+	echo "$prov"
 	echo "run,kernel,trigger,rate"
 	awk '$2 == "bench" && ($1 == "brk:" || $1 == "tramp:") {
 		k = $1 == "brk:" ? "baseline" : "patched"; t = $3; sub(/:$/, "", t)
 		print ++n[k, t] "," k "," t "," $4 }' "$1"
 }
 
+prov=$(provenance calls="$calls" rounds="$rounds" bench_seconds="$secs" icount="${ICOUNT:-0}" \
+	vcpus="${VCPUS:-2}")
+echo "$prov"
 dir=$BUILD/run/tramp-cost
 [ "${ICOUNT:-0}" != 1 ] || dir+=-icount
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600} "$ROOT/scripts/guest.sh" patched run "$dir" \
@@ -47,4 +53,4 @@ csv "$dir/out.txt" > "$dir/bench-raw.csv"
 python3 "$ROOT/scripts/report.py" "$dir/bench-raw.csv" "$dir/bench.csv" "$dir/bench.png" ||
 	die "no bench summary; see $dir/bench-raw.csv"
 log "slot (patched) / BRK (baseline) rates, median [min, max] of the rounds: $dir/bench.csv"
-cat "$dir/bench.csv"
+grep -v "^#" "$dir/bench.csv"

@@ -6,30 +6,51 @@
 # A patch that does not apply stops the run and names the patch.
 # The developers' branch "series" is created once, at the queue, and never
 # touched again here: edit there, then `make export`.
-. "$(dirname "$0")/lib.sh"
+# The base is exactly the version config/base/BASE.env pins, the one the
+# queue was made and tested on: when the archive no longer has it, the run
+# stops and says how to move the base (pinned_version); it never takes
+# another version by itself.  A .deb of that version in build/BASE/dl is
+# used without asking the archive.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# pick_version: print the version to download; fall back to the newest
-# (with a warning) when the pinned one is gone from the archive.
-pick_version() {
-	local have newest
-	have=$(apt_extra apt-cache madison "$LINUX_SOURCE_PKG" | awk -F'|' '{gsub(/ /,"",$2); print $2}')
-	[ -n "$have" ] || die "apt knows no $LINUX_SOURCE_PKG: run 'make deps' (apt-get update) first"
-	newest=$(printf '%s\n' "$have" | sort -V | tail -n1)
-	if printf '%s\n' "$have" | grep -qxF "$LINUX_SOURCE_VERSION"; then
-		printf '%s\n' "$LINUX_SOURCE_VERSION"
-	else
-		log "WARNING: $LINUX_SOURCE_PKG $LINUX_SOURCE_VERSION is gone from the archive;" \
-		    "using the newest, $newest (update config/base/$BASE.env)"
-		printf '%s\n' "$newest"
+# pinned_version PKG VERSION: read `apt-cache madison PKG` on stdin and
+# print VERSION when the archive has it.  Otherwise stop, naming the
+# version the queue was made for, the versions the archive has, and how to
+# move the base.  (No network here: tests/host/tree_version.sh feeds it.)
+pinned_version() {
+	local pkg=$1 want=$2 have dl=${BUILD#"$ROOT"/}/dl
+	have=$(awk -F'|' -v p="$pkg" 'NF >= 3 { gsub(/ /, "", $1); gsub(/ /, "", $2); if ($1 == p) print $2 }' |
+		sort -u -V)
+	[ -n "$have" ] || die "apt knows no $pkg: run 'make deps' (apt-get update) first"
+	if grep -qxF -- "$want" <<<"$have"; then
+		printf '%s\n' "$want"
+		return
 	fi
+	die "$pkg $want is no longer in the archive.
+  The queue in patches/$BASE was made and tested on $want (LINUX_SOURCE_VERSION in
+  config/base/$BASE.env), and the test bed takes no other version by itself.
+  The archive has: $(xargs <<<"$have").
+  Either put the .deb of $want (${pkg}_${want//:/%3a}_all.deb, e.g. from Debian's
+  snapshot archive) in $dl/, or move the base to one the archive has:
+    1. set LINUX_SOURCE_VERSION in config/base/$BASE.env to it (the newest: $(tail -n 1 <<<"$have"));
+    2. make export BASE=$BASE if build/$BASE/linux holds unexported work, then move
+       build/$BASE/linux away;
+    3. make tree BASE=$BASE; where a patch no longer applies, apply the queue by hand
+       in build/$BASE/linux (git checkout -B series base; git am -3 each patch, in
+       patches/$BASE/series order), then make export BASE=$BASE and make tree again;
+    4. make check BASE=$BASE and make bench BASE=$BASE, and commit the .env, the queue
+       and results/$BASE together (docs/queue.md, \"Moving the base\")."
 }
 
-# unpack_base VERSION: download the package and create the repo with tag base.
+# unpack_base VERSION: download the package (the archive must have exactly
+# VERSION) and create the repo with tag base.
 unpack_base() {
-	local ver=$1 dl=$BUILD/dl deb tarball
+	local ver=$1 dl=$BUILD/dl deb tarball madison
 	mkdir -p "$dl"
 	deb=$(first_file "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb || true)
 	if [ -z "$deb" ]; then
+		madison=$(apt_extra apt-cache madison "$LINUX_SOURCE_PKG")
+		pinned_version "$LINUX_SOURCE_PKG" "$ver" <<<"$madison" >/dev/null
 		(cd "$dl" && apt_extra apt-get download "$LINUX_SOURCE_PKG=$ver") ||
 			die "apt-get download $LINUX_SOURCE_PKG=$ver failed"
 		deb=$(first_file "$dl"/"${LINUX_SOURCE_PKG}"_"${ver//:/%3a}"_*.deb) ||
@@ -88,12 +109,11 @@ apply_queue() {
 main() {
 	need_cmd apt-get apt-cache dpkg-deb git xz make
 	mkdir -p "$BUILD"
-	local ver
-	ver=$(pick_version)
+	local ver=$LINUX_SOURCE_VERSION had
 	if [ -d "$KREPO/.git" ]; then
-		local had
 		had=$(cat "$KREPO/.git/testbed-base-version")
-		[ "$had" = "$ver" ] || die "build/$BASE/linux holds base $had, not $ver: move it away (it may hold unexported work) and rerun"
+		[ "$had" = "$ver" ] ||
+			die "build/$BASE/linux holds base $had, not $ver (config/base/$BASE.env): make export if it holds unexported work, move it away and rerun"
 	else
 		timed "fetching base $LINUX_SOURCE_PKG $ver" unpack_base "$ver"
 	fi
@@ -105,4 +125,5 @@ main() {
 	log "tree ready: base $ver, queue at $(git -C "$KREPO" rev-parse --short queue)"
 }
 
-main "$@"
+# (tests/host/tree_version.sh sources it for pinned_version)
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -12,7 +12,9 @@
 # (20000 per GET and SET); RELEASES ("12 13": whose programs, each once);
 # GUEST_MEM (1024 MiB).
 # Output: results/BASE/workloads-raw.csv, workloads.csv,
-# workloads.png, the probed functions and the table on stdout.
+# workloads.png, the probed functions and the table on stdout.  Both CSV
+# files start with "# key: value" lines that say what the runs ran on
+# (scripts/lib.sh provenance).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GREP_LINES=${GREP_LINES:-120000}
@@ -52,7 +54,11 @@ main() {
 		die "RELEASES must list 12 and/or 13, each once, not '$RELEASES'"
 	mkdir -p "$RESULTS"
 	rm -rf "$BUILD/run/workloads"
-	echo "run,kernel,workload,case,value,hits" > "$raw"
+	{
+		provenance runs="${RUNS:-3}" grep_lines="$GREP_LINES" redis_requests="$REDIS_REQUESTS" \
+			releases="$RELEASES" vcpus="${VCPUS:-2}"
+		echo "run,kernel,workload,case,value,hits"
+	} > "$raw"
 	# shellcheck disable=SC2086 # a list of releases
 	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" $RELEASES >> "$raw"
 	mv "$raw" "$RESULTS/workloads-raw.csv"

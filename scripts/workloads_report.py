@@ -15,7 +15,9 @@ ratio probed/unprobed; then, per workload, patched overhead / baseline
 overhead, paired by run (target: at most 0.5; runs whose baseline
 overhead is not above 0 give no ratio).
 Output: SUMMARY.csv, a table on stdout, a gnuplot bar chart CHART.png of the
-probed/unprobed ratios.
+probed/unprobed ratios.  The "# key: value" lines at the top of RAW.csv
+(what the runs ran on) start SUMMARY.csv too and give the chart's title
+its second line, as in report.py.
 
 Usage: workloads_report.py RAW.csv SUMMARY.csv CHART.png
 Raises SystemExit with a message when a workload lacks a case on a kernel,
@@ -25,32 +27,33 @@ import csv
 import sys
 from collections import defaultdict
 
-from report import KERNELS, fmt, gnuplot, stats
+from report import KERNELS, chart_title, fmt, gnuplot, read_csv, stats, write_meta
 
 SECONDS = ("grep", "grep-13")   # others: requests/s, reported as us/request
 CASES = ("none", "probe")
 
 
 def load(path):
-    """{(workload, kernel, case): {run: time}}, {(workload, kernel): [hits]}, order."""
+    """{(workload, kernel, case): {run: time}}, {(workload, kernel): [hits]}, order,
+    and the "# key: value" lines at the top (report.read_csv)."""
     times, hits, order = defaultdict(dict), defaultdict(list), []
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            wl, value = row["workload"], float(row["value"])
-            if row["case"] not in CASES:
-                sys.exit("workloads_report: unknown case %r (not none or probe) in %s"
-                         % (row["case"], path))
-            if wl not in SECONDS:
-                if value <= 0:
-                    sys.exit("workloads_report: %s on %s run %s: %g requests/s"
-                             % (wl, row["kernel"], row["run"], value))
-                value = 1e6 / value
-            times[(wl, row["kernel"], row["case"])][int(row["run"])] = value
-            if row["case"] == "probe":
-                hits[(wl, row["kernel"])].append(int(row["hits"]))
-            if wl not in order:
-                order.append(wl)
-    return times, hits, order
+    meta, rows = read_csv(path)
+    for row in rows:
+        wl, value = row["workload"], float(row["value"])
+        if row["case"] not in CASES:
+            sys.exit("workloads_report: unknown case %r (not none or probe) in %s"
+                     % (row["case"], path))
+        if wl not in SECONDS:
+            if value <= 0:
+                sys.exit("workloads_report: %s on %s run %s: %g requests/s"
+                         % (wl, row["kernel"], row["run"], value))
+            value = 1e6 / value
+        times[(wl, row["kernel"], row["case"])][int(row["run"])] = value
+        if row["case"] == "probe":
+            hits[(wl, row["kernel"])].append(int(row["hits"]))
+        if wl not in order:
+            order.append(wl)
+    return times, hits, order, meta
 
 
 def paired(a, b, op):
@@ -63,7 +66,7 @@ def unit(wl):
 
 
 def main(raw, summary, chart):
-    times, hits, order = load(raw)
+    times, hits, order, meta = load(raw)
     rows, verdicts = [], []
     for wl in order:
         over = {}
@@ -87,6 +90,7 @@ def main(raw, summary, chart):
         verdicts.append((wl, stats(rel) if rel else None, len(rel)))
 
     with open(summary, "w", newline="") as f:
+        write_meta(f, meta)
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["workload", "unit", "kernel", "unprobed_median", "unprobed_min", "unprobed_max",
                     "probed_median", "probed_min", "probed_max", "overhead_median",
@@ -114,16 +118,17 @@ def main(raw, summary, chart):
             continue
         print("%-12s patched overhead / baseline overhead: %s (target <= 0.5: %s; %d paired runs)"
               % (wl, fmt(rel, 3), "met" if rel[0] <= 0.5 else "missed", nrun))
-    plot(rows, chart)
+    plot(rows, chart, meta)
 
 
-def plot(rows, chart):
+def plot(rows, chart, meta):
     by = defaultdict(dict)
     for wl, k, _, _, _, r, _ in rows:
         by[wl][k] = r
     data = "\n".join("%s %g %g %g %g %g %g" % (wl, *by[wl]["baseline"], *by[wl]["patched"])
                      for wl in by)
-    gnuplot(chart, "uprobe on a hot function entry: probed / unprobed time (median, min-max)",
+    gnuplot(chart, chart_title("uprobe on a hot function entry: probed / unprobed time (median, min-max)",
+                               meta),
             "probed / unprobed", "set style data histogram\nset style histogram errorbars gap 2 lw 1",
             "plot '-' using 2:3:4:xtic(1) title 'baseline', '' using 5:6:7 title 'patched', "
             "1 lc rgb 'gray' dt 2 notitle", data)

@@ -86,6 +86,8 @@ tap "$([ "$ok" = 0 ] && grep -q 'not an AArch64 ELF' "$tmp/err" && echo 0 || ech
 # redis-get (requests/s -> us/request): baseline 100 -> 200, patched
 # 100 -> 125: overheads 100 and 25 -> 0.25.
 cat > "$tmp/raw.csv" <<'CSV'
+# base: 6.12, linux-source-6.12 6.12.117-1~deb12u1
+# runs: 3
 run,kernel,workload,case,value,hits
 1,baseline,grep,none,10,0
 1,baseline,grep,probe,20,500
@@ -123,6 +125,10 @@ line=$(grep '^grep-13,' "$tmp/sum.csv" 2>/dev/null | cut -d, -f2,3,10 | xargs ||
 tap "$([ "$line" = "s,baseline,4 s,patched,1" ] && echo 0 || echo 1)" \
 	"report: Debian 13's grep in seconds" "got: $line"
 tap "$([ -s "$tmp/c.png" ] && echo 0 || echo 1)" "report: chart written"
+out=$(python3 "$ROOT/tests/host/png_ink.py" "$tmp/c.png" 2>&1) && rc=0 || rc=1
+tap "$rc" "report: the chart: no label cut" "$out"
+tap_is "report: the raw file's # lines start the summary" "$(grep '^#' "$tmp/raw.csv")" \
+	"$(sed -n '/^#/!q; p' "$tmp/sum.csv")"
 grep -v '^[0-9],patched,redis-get,none' "$tmp/raw.csv" > "$tmp/bad.csv"
 python3 "$ROOT/scripts/workloads_report.py" "$tmp/bad.csv" "$tmp/s2" "$tmp/c2.png" >/dev/null 2>"$tmp/err" && ok=1 || ok=0
 tap "$([ "$ok" = 0 ] && grep -q 'redis-get has no unprobed run on the patched kernel' "$tmp/err" && echo 0 || echo 1)" \
