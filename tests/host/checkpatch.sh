@@ -8,6 +8,9 @@
 #    tells whether an entry covers it), and UNKNOWN_COMMIT_ID needs the
 #    upstream history, which the tree does not have (the ids in Fixes: tags
 #    are mainline's, checked by hand against it).
+#    A stable-style backport (its message starts "commit <40 hex> upstream.")
+#    carries upstream's message verbatim, so only its code is checked there:
+#    COMMIT_LOG_LONG_LINE is off for it.
 #  - a fix is marked the way stable takes it: a patch with a Fixes: tag in
 #    the form "Fixes: <12+ hex> ("subject")" also has "Cc: stable@vger.kernel.org".
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -26,9 +29,13 @@ ksrc_at queue
 n=0
 for p in "${SERIES[@]}"; do
 	n=$((n + 1))
+	ignore=FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID
+	if sed -n '/^---$/q; p' "$p" | grep -qE '^commit [0-9a-f]{40} upstream\.$'; then
+		ignore+=,COMMIT_LOG_LONG_LINE
+	fi
 	# spdxcheck.py needs Debian's python3 (python3-ply), first on PATH
 	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --quiet \
-		--no-summary --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p" 2>&1) || true
+		--no-summary --ignore "$ignore" "$p" 2>&1) || true
 	out+=$(fixes_form "$p")
 	if [ -z "$out" ]; then
 		echo "ok $n - checkpatch --strict: ${p##*/}"
