@@ -2,13 +2,15 @@
 # `make` alone prints the help below, generated from this file: a target
 # line's "## text" describes it, a "### text" line starts a group of
 # targets, and a line "## NAME=VALUE text" describes a variable.
-# Everything is built under build/BASE (ignored); each step reuses what is
+# Everything is built under build/BASE (ignored; BUILD= another folder, for
+# the scripts and for clean and distclean alike); each step reuses what is
 # there.
 SHELL := /bin/bash
 S := scripts
 BASE ?= 6.12
 export BASE
-B := build/$(BASE)
+# The scripts take BUILD the same way (scripts/lib.sh).
+B := $(or $(BUILD),build/$(BASE))
 
 # The steps share build/BASE/src and build/BASE/obj: never run them in parallel.
 .NOTPARALLEL:
