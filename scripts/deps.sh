@@ -6,17 +6,19 @@
 # clang/llvm for BPF (clang-19 too: mainline's selftests/bpf need
 # bpf_addr_space_cast, which clang 14 lacks), Go for the
 # guest's Go program (scripts/gowork.sh), shellcheck and pyflakes3 for make
-# lint, and the arm64 architecture in dpkg for the guest's and bench's
-# libraries.  Idempotent: does nothing when everything is there (no
-# apt-get update either), and names what it will install before it does.
-# Needs root (or sudo).
+# lint, glib's headers for make hit-profile's QEMU plugin, and the arm64
+# architecture in dpkg for the guest's and bench's libraries.  Idempotent:
+# does nothing when everything is there (no apt-get update either), and
+# names what it will install before it does.  Needs root (or sudo).
 . "$(dirname "$0")/lib.sh"
 
 HOST_PKGS=(make gcc git bc bison flex libssl-dev libelf-dev dwarves cpio gzip xz-utils
 	   rsync ccache python3 python3-ply python3-git gnuplot-nox perl kmod
 	   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
 	   clang llvm lld clang-19 llvm-19 pkg-config file git-email libmailtools-perl
-	   golang-go mmdebstrap shellcheck pyflakes3)
+	   golang-go mmdebstrap shellcheck pyflakes3
+	   # make hit-profile: glib.h, which qemu-plugin.h includes (scripts/tbprof.c)
+	   libglib2.0-dev)
 ARM64_PKGS=(libelf-dev:arm64 zlib1g-dev:arm64)
 QEMU_MIN=10.0
 
