@@ -2,13 +2,15 @@
 # `make` alone prints the help below, generated from this file: a target
 # line's "## text" describes it, a "### text" line starts a group of
 # targets, and a line "## NAME=VALUE text" describes a variable.
-# Everything is built under build/BASE (ignored); each step reuses what is
+# Everything is built under build/BASE (ignored; BUILD= another folder, for
+# the scripts and for clean and distclean alike); each step reuses what is
 # there.
 SHELL := /bin/bash
 S := scripts
 BASE ?= 6.12
 export BASE
-B := build/$(BASE)
+# The scripts take BUILD the same way (scripts/lib.sh).
+B := $(or $(BUILD),build/$(BASE))
 
 # The steps share build/BASE/src and build/BASE/obj: never run them in parallel.
 .NOTPARALLEL:
@@ -23,7 +25,7 @@ B := build/$(BASE)
 ## NOISE_BOUND=0.10   bench: a control's patched/baseline beyond 1 +- this: NOISY
 ## BENCH_ARGS="-w2 -d5" bench's options, through run_bench_uprobes.sh
 ## VCPUS=2            guest vCPUs (and GUEST_MEM=1024, MiB)
-## GUEST_TIMEOUT      s before a hung guest is killed (900; bench 1800, check-debug 3600)
+## GUEST_TIMEOUT      s to kill a hung guest: 900; bench, workloads 1800; check-debug, tramp-cost 3600
 ## TEST_TIMEOUT       s one guest test may run (600; check-debug 1800)
 ## ICOUNT=1           probe-cost, tramp-cost: count guest instructions, not time
 ## ARGS               a measurement's arguments (see its target above)

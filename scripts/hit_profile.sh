@@ -41,8 +41,8 @@ plugin_header() {
 build_plugin() {
 	[ "$PLUGIN" -nt "$ROOT/scripts/tbprof.c" ] && return
 	need_cmd gcc pkg-config
-	pkg-config --exists glib-2.0 || as_root apt-get install -y -q libglib2.0-dev >&2 ||
-		die "cannot install libglib2.0-dev (qemu-plugin.h needs glib.h)"
+	pkg-config --exists glib-2.0 ||
+		die "no glib-2.0 for pkg-config (qemu-plugin.h needs glib.h): run 'make deps' (scripts/deps.sh), which installs libglib2.0-dev"
 	plugin_header
 	# shellcheck disable=SC2046 # pkg-config prints several flags
 	gcc -O2 -Wall -shared -fPIC -I "$TOOLS" $(pkg-config --cflags glib-2.0) \

@@ -10,7 +10,7 @@
 RUNS=${RUNS:-3}
 TRIGGER=${TRIGGER:-uprobe-xol}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
-prods=("${@:-1}")
+prods=("$@")
 [ $# -gt 0 ] || prods=(1 2)
 
 # parse OUT.txt RUN KERNEL: "KERNEL RATE", the bench's Summary hits rate (M/s).

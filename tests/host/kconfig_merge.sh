@@ -3,7 +3,8 @@
 # the object folder holds the .config it made itself from the same Kconfig
 # files and fragments; then olddefconfig alone.  make and merge_config.sh
 # are stubbed: this tests the test bed's decision, not kconfig.  Also
-# kernel_fragments, the fragments a base's kernels are built with.
+# kernel_fragments, the fragments a base's kernels are built with, and that
+# every config/base/*.env sets the same variables.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 tmp=$(mktemp -d)
@@ -53,4 +54,13 @@ tap_is "kernel_fragments: then the base's own" "config/uprobes.config config/sme
 out=$( (frags_of config/no-such.config) 2>&1) && st=0 || st=$?
 tap_is "kernel_fragments: a missing fragment stops the run, named" "1 1" \
 	"$st $(grep -c "no config fragment 'config/no-such.config'" <<<"$out")"
+
+# Every config/base/*.env sets the same variables: one that a file left out
+# (KERNEL_FRAGMENTS, say) would come from the environment on that base only.
+env_vars() { sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' "$1" | sort; }
+differ=""
+for f in "$ROOT"/config/base/*.env; do
+	[ "$(env_vars "$f")" = "$(env_vars "$ROOT/config/base/$BASE.env")" ] || differ+=" ${f##*/}"
+done
+tap_is "config/base: every BASE.env sets the variables $BASE.env sets" "" "$differ"
 echo "1..$TAP_N"
