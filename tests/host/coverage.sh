@@ -75,14 +75,14 @@ known_verdicts() {
 	done <<<"$KNOWN"
 }
 
-# masks_match: every mask, hint value and steppable hint of coverage.py is
-# the one of insn.h.
+# masks_match: every mask, hint value and steppable hint of a64_uprobe.py
+# (coverage.py's decoder) is the one of insn.h.
 masks_match() {
 	local out rc=0
 	out=$(python3 - "$ROOT/scripts" "$INSN_H" <<'PY' 2>&1
 import re, sys
 sys.path.insert(0, sys.argv[1])
-import coverage as c
+import a64_uprobe as c
 src = open(sys.argv[2]).read()
 funcs = {m[0]: (int(m[1], 16), int(m[2], 16)) for m in re.findall(
     r"__AARCH64_INSN_FUNCS\((\w+),\s*(0[xX][0-9a-fA-F]+),\s*(0[xX][0-9a-fA-F]+)\)", src)}
@@ -131,7 +131,7 @@ kunit_table() {
 	done <<<"$rows"
 }
 
-# go_pclntab: coverage.py's parse_pclntab() and go_entries() on synthetic
+# go_pclntab: parse_pclntab() and go_entries() of elf_entries.py on synthetic
 # tables and ELF files, and on the gowork binary where it is built; one TAP
 # line per case (a skipped case as "# SKIP").  The Python part prints
 # "ok|fail|skip<TAB>description<TAB>detail" lines.
@@ -140,7 +140,7 @@ go_pclntab() {
 	out=$(python3 - "$ROOT/scripts" "$BUILD/guest-bin/tools/gowork" <<'PY' 2>&1
 import os, struct, subprocess, sys, tempfile
 sys.path.insert(0, sys.argv[1])
-import coverage as c
+import elf_entries as c
 gowork = sys.argv[2]
 
 def say(ok, desc, detail=""):
