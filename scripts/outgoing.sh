@@ -6,7 +6,9 @@
 # if set, else `git config user.name` and `user.email` of this checkout.
 # patches/ keeps the placeholder, so that the committed queue does not
 # change with who exports it.  The placeholder itself, or no identity, is
-# refused.  OUTGOING names another folder (the host test's).  Send with:
+# refused, and so is a queue that is not mailed (QUEUE_MAIL of
+# config/base/BASE.env: the 6.12 backport).  OUTGOING names another
+# folder (the host test's).  Send with:
 #   git send-email --to-cover --cc-cover build/BASE/outgoing/DIR/*.patch
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +43,8 @@ stamp() {
 
 main() {
 	local who dir out f n=0 top=${OUTGOING:-$BUILD/outgoing} files
+	[ "$QUEUE_MAIL" = 1 ] ||
+		die "patches/$BASE is not for mailing: $QUEUE_MAIL (config/base/$BASE.env); mail patches/mainline"
 	who=$(sender) || exit 1
 	load_sets
 	rm -rf "$top"

@@ -8,7 +8,9 @@
 # the cover letter, and every mail goes to the recipients that the export
 # step took from scripts/get_maintainer.pl (To:/Cc: of the cover letter).
 # Each cover letter names the base (base-commit:, the id of tag base).
-# outgoing.sh refuses the placeholder identity and a malformed AUTHOR.
+# outgoing.sh refuses the placeholder identity and a malformed AUTHOR, and
+# a queue that is not mailed (QUEUE_MAIL, config/base/BASE.env), writing
+# nothing.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 SENDER="Ada Tester <ada.tester@example.net>"
@@ -52,6 +54,10 @@ refused() {
 	fi
 }
 
+if [ "$QUEUE_MAIL" != 1 ]; then
+	refused "$SENDER" "patches/$BASE, which is not mailed ($QUEUE_MAIL)"
+	exit 0
+fi
 if AUTHOR=$SENDER OUTGOING=$OUT "$ROOT/scripts/outgoing.sh" 2>/dev/null; then
 	tap 0 "outgoing.sh: the queue stamped with AUTHOR='$SENDER'"
 else
