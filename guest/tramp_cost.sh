@@ -10,18 +10,18 @@
 # and once per mode and trigger, counted with kprobes over a bench run:
 #   MODE: exceptions TRIGGER: E per call (brk B, step S, svc V, calls N)
 set -eu
-knob=/sys/kernel/debug/arm64_uprobe_trampoline
+knob=/proc/sys/debug/uprobes-optimization
 tracing=/sys/kernel/tracing
 calls=$1 rounds=$2 secs=$3
 triggers="uprobe-nop uprobe-push uprobe-pac uprobe-xol uretprobe-nop"
 
-[ -w "$knob" ] || { echo "no $knob: this kernel has no uprobe trampolines"; exit 1; }
+[ -w "$knob" ] || { echo "no $knob: this kernel cannot switch uprobe trampolines off"; exit 1; }
 
 # mode brk|tramp: switch the trampolines off or on for probes hit from now.
 mode() {
 	case $1 in
-	brk) echo N > "$knob" ;;
-	tramp) echo Y > "$knob" ;;
+	brk) echo 0 > "$knob" ;;
+	tramp) echo 1 > "$knob" ;;
 	esac
 }
 

@@ -69,7 +69,7 @@ main() {
 		if [ "$BASE" != mainline ] || [ "$flavour" != patched ]; then
 			die "TRAMP=0 is for the trampoline slots of the patched mainline kernel"
 		fi
-		setup="echo N > /sys/kernel/debug/arm64_uprobe_trampoline && "
+		setup="echo 0 > /proc/sys/debug/uprobes-optimization && "
 	fi
 	build_plugin
 	provenance trigger="$trigger" flavour="$flavour" tramp="$tramp" seconds="$secs"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # arm64 uprobe trampoline slots against the BRK path, on the same (patched,
 # BASE=mainline) kernel, in turns (guest/tramp_cost.sh switches
-# /sys/kernel/debug/arm64_uprobe_trampoline): bench rates, the time a probe
+# the sysctl debug.uprobes-optimization): bench rates, the time a probe
 # adds (guest/tools/probe_cost), exception entries per call, and the rate of
 # a getpgid() syscall with no probe ("floor": one kernel entry and exit,
 # which bounds any hit that takes an exception).  A measurement, not a

@@ -12,7 +12,7 @@
 
 #include "uprobe_util.h"
 
-#define SLOTS_KNOB "/sys/kernel/debug/arm64_uprobe_trampoline"
+#define SLOTS_KNOB "/proc/sys/debug/uprobes-optimization"
 
 int write_file(const char *file, const char *s, bool append)
 {
@@ -140,15 +140,15 @@ int uprobe_slots_set(bool on)
 
 	if (fd < 0 && errno == ENOENT)
 		return UPROBE_SLOTS_NONE;
-	if (fd < 0 || read(fd, &was, 1) != 1 || (was != 'Y' && was != 'N')) {
+	if (fd < 0 || read(fd, &was, 1) != 1 || (was != '1' && was != '0')) {
 		fprintf(stderr, "read %s: %s\n", SLOTS_KNOB,
-			fd < 0 ? strerror(errno) : "not Y or N");
+			fd < 0 ? strerror(errno) : "not 1 or 0");
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	close(fd);
-	if (write_file(SLOTS_KNOB, on ? "Y" : "N", false))
+	if (write_file(SLOTS_KNOB, on ? "1" : "0", false))
 		return -1;
-	return was == 'Y';
+	return was == '1';
 }

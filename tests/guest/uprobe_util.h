@@ -60,7 +60,7 @@ int fork_tracee(void);
 
 /*
  * uprobe_slots_set - switch arm64 uprobe trampoline slots on (@on true) or
- * off for the probes first hit from now (debugfs arm64_uprobe_trampoline,
+ * off for the probes first hit from now (sysctl debug.uprobes-optimization,
  * the mainline queue's series 8); off, every hit takes the BRK path.
  * Returns the previous state (0 off, 1 on), UPROBE_SLOTS_NONE on a kernel
  * without slots, or -1 with a message on stderr (the knob cannot be read
