@@ -13,12 +13,19 @@
  * simulating the push costs over simulating a nop, the user-mode work
  * being the same.  "pac" is the push behind paciasp, with autiasp before
  * its ret, as a function built with -mbranch-protection=standard starts.
+ * Where the CPU has BTI, the targets' pages are guarded, as the text of a
+ * program built so is (and arm64 gives a uprobe a trampoline slot only
+ * there); each target comes after a BTI C, where the call goes.
  *
  * A measurement helper for scripts/probe_cost.sh, not a test.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "uprobe_util.h"
 
@@ -27,16 +34,26 @@
 void pc_ret(void), pc_nop(void), pc_push(void), pc_push_at_nop(void), pc_xol(void),
 	pc_pac(void);
 
-/* The bench's targets, and the push body behind a nop. */
-asm(".text\n"
+#ifndef PROT_BTI
+#define PROT_BTI 0x10
+#endif
+
+extern char __start_probe_cost_targets[], __stop_probe_cost_targets[];
+
+/* The bench's targets, and the push body behind a nop; each after a BTI C. */
+asm(".pushsection probe_cost_targets, \"ax\"\n"
+    ".balign 65536\n"
     "pc_noop: ret\n"
+    "	hint #34\n"		/* bti c */
     ".globl pc_ret\n.type pc_ret, %function\n"
     "pc_ret:\n"
     "	ret\n"
+    "	hint #34\n"		/* bti c */
     ".globl pc_nop\n.type pc_nop, %function\n"
     "pc_nop:\n"
     "	nop\n"
     "	ret\n"
+    "	hint #34\n"		/* bti c */
     ".globl pc_push\n.type pc_push, %function\n"
     "pc_push:\n"
     "	stp x29, x30, [sp, #-16]!\n"
@@ -45,6 +62,7 @@ asm(".text\n"
     "	mov w0, #1\n"
     "	ldp x29, x30, [sp], #16\n"
     "	ret\n"
+    "	hint #34\n"		/* bti c */
     ".globl pc_push_at_nop\n.type pc_push_at_nop, %function\n"
     "pc_push_at_nop:\n"
     "	nop\n"
@@ -54,11 +72,13 @@ asm(".text\n"
     "	mov w0, #1\n"
     "	ldp x29, x30, [sp], #16\n"
     "	ret\n"
+    "	hint #34\n"		/* bti c */
     ".globl pc_xol\n.type pc_xol, %function\n"
     "pc_xol:\n"
     "	mul x0, x0, x0\n"
     "	ret\n"
     /* the push body behind paciasp, as -mbranch-protection=standard builds it */
+    "	hint #34\n"		/* bti c */
     ".globl pc_pac\n.type pc_pac, %function\n"
     "pc_pac:\n"
     "	hint #25\n"		/* paciasp */
@@ -68,7 +88,9 @@ asm(".text\n"
     "	mov w0, #1\n"
     "	ldp x29, x30, [sp], #16\n"
     "	hint #29\n"		/* autiasp */
-    "	ret\n");
+    "	ret\n"
+    ".balign 65536\n"
+    ".popsection\n");
 
 /*
  * "xol" starts with an instruction that is stepped out of line; the "uret-"
@@ -85,10 +107,10 @@ static const struct {
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
-/* ns per call of @fn over @n calls. */
+/* ns per call of @fn, through its BTI C, over @n calls. */
 static double ns_per_call(void (*fn)(void), long n)
 {
-	void (*volatile call)(void) = fn;	/* a real call each time */
+	void (*volatile call)(void) = (void (*)(void))((char *)fn - 4);
 	struct timespec a, b;
 	long i;
 
@@ -124,6 +146,13 @@ int main(int argc, char **argv)
 	if (n <= 0 || reps <= 0 || reps > MAX_REPS) {
 		fprintf(stderr, "usage: probe_cost CALLS REPS (REPS <= %d)\n", MAX_REPS);
 		return 2;
+	}
+	if ((getauxval(AT_HWCAP2) & HWCAP2_BTI) &&
+	    mprotect(__start_probe_cost_targets,
+		     __stop_probe_cost_targets - __start_probe_cost_targets,
+		     PROT_READ | PROT_EXEC | PROT_BTI)) {
+		fprintf(stderr, "probe_cost: mprotect(PROT_BTI): %s\n", strerror(errno));
+		return 1;
 	}
 	for (r = 0; r < reps; r++) {
 		for (t = 0; t < NTARGETS; t++) {
