@@ -10,7 +10,8 @@
 # a CPU without MTE needs it without mte=on), ICOUNT (0; 1: guest time
 # counts guest instructions, 1 ns each, of all vCPUs: -icount shift=0,
 # single-threaded TCG; use it with VCPUS=1 to time one task), QEMU
-# (qemu-system-aarch64: the emulator to run, e.g. scripts/qemu_gcs.sh's).
+# (qemu-system-aarch64: the emulator to run, e.g. scripts/qemu_gcs.sh's),
+# GUEST_CMDLINE (more kernel parameters, e.g. arm64.nobti).
 # Exit: 0 when the job ran and the kernel log is clean; otherwise a message
 # naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
 . "$(dirname "$0")/lib.sh"
@@ -49,12 +50,12 @@ main() {
 	rm -f "$outdir/console.log" "$outdir/out.txt"
 	args=$(IFS=,; echo "$*")
 	args=${args// /,}
-	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU$mode), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
+	log "booting $flavour ($VCPUS vCPUs, $QEMU_CPU$mode${GUEST_CMDLINE:+, $GUEST_CMDLINE}), job $job${args:+ ($*)}, timeout ${GUEST_TIMEOUT}s"
 	timeout --foreground --kill-after=10 "$GUEST_TIMEOUT" "$QEMU" \
 		-M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$VCPUS" -m "$GUEST_MEM" \
 		"${accel[@]}" \
 		-kernel "$image" -initrd "$initrd" \
-		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args" \
+		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=6 testbed.job=$job testbed.args=$args${GUEST_CMDLINE:+ $GUEST_CMDLINE}" \
 		-display none -monitor none -no-reboot -nic none \
 		-serial "file:$outdir/console.log" \
 		-device virtio-serial-device \
