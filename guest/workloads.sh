@@ -89,6 +89,28 @@ group_enable() { echo "$1" > "$TRACING/events/wl/enable"; }
 probe_on() { uprobe_add hot "$1" "$2"; group_enable 1; }
 probe_off() { hits hot; group_enable 0; uprobe_del hot; }
 
+# slots_on / slots_off WORKLOAD HITS: on a kernel with trampoline slots
+# (mainline's series 8), count with kprobes the hits that ran a slot's SVC
+# (uprobe_tramp_svc()) and the branch-target exceptions that a slot's B
+# sent the BRK way (uprobe_tramp_bti(): a landing pad entered indirectly in
+# a guarded page); slots_off prints "TESTBED-WL slots WORKLOAD HITS SVC
+# BTI".  Nothing on a kernel without slots (SLOTS=0).
+SLOTS=0
+slots_on() {
+	[ "$SLOTS" = 1 ] || return 0
+	echo "p:wlk/svc uprobe_tramp_svc" >> "$TRACING/kprobe_events"
+	echo "p:wlk/bti uprobe_tramp_bti" >> "$TRACING/kprobe_events"
+	echo 1 > "$TRACING/events/wlk/enable"
+}
+slots_off() {
+	[ "$SLOTS" = 1 ] || return 0
+	echo 0 > "$TRACING/events/wlk/enable"
+	echo "TESTBED-WL slots $1 $2 $(awk '$1 == "svc" { s = $2 } $1 == "bti" { b = $2 }
+		END { print s + 0, b + 0 }' "$TRACING/kprobe_profile")"
+	echo "-:wlk/svc" >> "$TRACING/kprobe_events"
+	echo "-:wlk/bti" >> "$TRACING/kprobe_events"
+}
+
 # hits NAME: the hits of event NAME (uprobe_profile: file, event, hits).
 hits() { awk -v e="$1" '$2 == e { print $3 }' "$TRACING/uprobe_profile"; }
 
@@ -183,12 +205,12 @@ make_text() {
 measure_grep() {
 	local t0 t1 out ref case h
 	for case in none probe; do
-		[ "$case" = none ] || probe_on "$ROOTDIR$GREP" "$1"
+		[ "$case" = none ] || { probe_on "$ROOTDIR$GREP" "$1"; slots_on; }
 		t0=$(now)
 		out=$(grep_count "$TEXT")
 		t1=$(now)
 		h=0
-		[ "$case" = none ] || h=$(probe_off)
+		[ "$case" = none ] || { h=$(probe_off); slots_off "grep$SUFFIX" "$h"; }
 		ref=${ref:-$out}
 		[ "$out" = "$ref" ] || die "grep printed $out with the probe, $ref without"
 		echo "TESTBED-WL result grep$SUFFIX $case $(elapsed "$t0" "$t1") $h"
@@ -215,10 +237,10 @@ measure_redis() {
 	local op case rps h
 	for op in set get; do
 		for case in none probe; do
-			[ "$case" = none ] || probe_on "$ROOTDIR$REDIS" "$2"
+			[ "$case" = none ] || { probe_on "$ROOTDIR$REDIS" "$2"; slots_on; }
 			rps=$(bench_redis "$op" "$1")
 			h=0
-			[ "$case" = none ] || h=$(probe_off)
+			[ "$case" = none ] || { h=$(probe_off); slots_off "redis$SUFFIX-$op" "$h"; }
 			echo "TESTBED-WL result redis$SUFFIX-$op $case $rps $h"
 		done
 	done
@@ -283,6 +305,10 @@ main() {
 		command -v "$t" >/dev/null || die "$t missing from the guest (config/guest-packages)"
 	done
 	[ -w "$TRACING/uprobe_events" ] || die "no tracefs uprobe_events (CONFIG_UPROBE_EVENTS)"
+	if grep -qw uprobe_tramp_svc /proc/kallsyms; then
+		[ -w "$TRACING/kprobe_events" ] || die "no tracefs kprobe_events (CONFIG_KPROBE_EVENTS)"
+		SLOTS=1
+	fi
 	# every release's programs first, so that a missing one stops the job
 	# before the first measurement
 	for r in "$@"; do

@@ -44,6 +44,16 @@ probes() {
 	awk '{ printf "probed in %s: %s+%s (%s), first word %s, in %d runs\n", $2, $3, $4, $6, $5, $1 }' <<<"$lines"
 }
 
+# slots OUT.txt...: on a kernel with trampoline slots, the share of the
+# probe's hits that ran its slot, and the branch-target exceptions that sent
+# a hit the BRK way instead ("TESTBED-WL slots WORKLOAD HITS SVC BTI"),
+# summed over the runs, one line per workload.
+slots() {
+	awk '{ sub(/\r$/, "") } $1 == "TESTBED-WL" && $2 == "slots" { h[$3] += $4; s[$3] += $5; b[$3] += $6 }
+		END { for (w in h) printf "%s: %d of %d hits through the slot (%.1f%%), %d branch-target exceptions on the B\n",
+			w, s[w], h[w], h[w] ? 100 * s[w] / h[w] : 0, b[w] }' "$@" | sort
+}
+
 main() {
 	need_cmd python3 gnuplot
 	local raw=$BUILD/workloads-raw.csv.tmp
@@ -63,6 +73,7 @@ main() {
 	abab workloads parse "$GREP_LINES" "$REDIS_REQUESTS" $RELEASES >> "$raw"
 	mv "$raw" "$RESULTS/workloads-raw.csv"
 	probes "$BUILD"/run/workloads/*/out.txt
+	slots "$BUILD"/run/workloads/*/out.txt
 	python3 "$ROOT/scripts/workloads_report.py" "$RESULTS/workloads-raw.csv" \
 		"$RESULTS/workloads.csv" "$RESULTS/workloads.png"
 	log "results in results/$BASE/: workloads.csv, workloads-raw.csv, workloads.png"

@@ -8,7 +8,8 @@
 #    overhead ratio from a raw CSV whose answers are worked out by hand, and
 #    refuses a workload without an unprobed run;
 #  - scripts/workloads.sh parses guest output with CR LF line ends into CSV
-#    rows, and stops when the runs probed different functions.
+#    rows, and stops when the runs probed different functions, and sums the
+#    slot counts of a kernel with trampoline slots into a share of hits.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 tmp=$(mktemp -d)
@@ -152,3 +153,9 @@ printf '%s\r\n' "TESTBED-WL probe grep /bin/grep 0x63d0 0xa9ad7bfd - 14000" > "$
 out=$( (probes "$tmp/a.txt" "$tmp/c.txt") 2>&1) && ok=0 || ok=1
 tap "$([ "$ok" = 1 ] && grep -q 'probed different functions' <<<"$out" && echo 0 || echo 1)" \
 	"probes: stops when the runs probed different functions" "$out"
+printf '%s\r\n' "TESTBED-WL slots grep-13 100 97 3" "TESTBED-WL slots redis-13-get 60 0 60" > "$tmp/d.txt"
+printf '%s\r\n' "TESTBED-WL slots grep-13 100 96 4" > "$tmp/e.txt"
+out=$(slots "$tmp/d.txt" "$tmp/e.txt" "$tmp/a.txt")
+want="grep-13: 193 of 200 hits through the slot (96.5%), 7 branch-target exceptions on the B
+redis-13-get: 0 of 60 hits through the slot (0.0%), 60 branch-target exceptions on the B"
+tap "$([ "$out" = "$want" ] && echo 0 || echo 1)" "slots: the share of hits through a slot, summed over runs" "$out"
