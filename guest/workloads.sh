@@ -94,7 +94,8 @@ probe_off() { hits hot; group_enable 0; uprobe_del hot; }
 # (uprobe_tramp_svc()) and the branch-target exceptions that a slot's B
 # sent the BRK way (uprobe_tramp_bti(): a landing pad entered indirectly in
 # a guarded page); slots_off prints "TESTBED-WL slots WORKLOAD HITS SVC
-# BTI".  Nothing on a kernel without slots (SLOTS=0).
+# BTI".  Nothing on a kernel without slots (SLOTS=0).  A kprobe is a BRK
+# and a step on arm64: never around a timed run (slot_share).
 SLOTS=0
 slots_on() {
 	[ "$SLOTS" = 1 ] || return 0
@@ -109,6 +110,20 @@ slots_off() {
 		END { print s + 0, b + 0 }' "$TRACING/kprobe_profile")"
 	echo "-:wlk/svc" >> "$TRACING/kprobe_events"
 	echo "-:wlk/bti" >> "$TRACING/kprobe_events"
+}
+
+# slot_share WORKLOAD FILE OFFSET CMD...: an untimed run of CMD with the
+# probe at OFFSET (hex) of FILE, counted by slots_on / slots_off.
+slot_share() {
+	local w=$1 f=$2 o=$3 h
+	[ "$SLOTS" = 1 ] || return 0
+	shift 3
+	probe_on "$f" "$o"
+	slots_on
+	# not to /dev/null: GNU grep stops at the first match when it writes there
+	"$@" > /tmp/slots.out
+	h=$(probe_off)
+	slots_off "$w" "$h"
 }
 
 # hits NAME: the hits of event NAME (uprobe_profile: file, event, hits).
@@ -205,12 +220,12 @@ make_text() {
 measure_grep() {
 	local t0 t1 out ref case h
 	for case in none probe; do
-		[ "$case" = none ] || { probe_on "$ROOTDIR$GREP" "$1"; slots_on; }
+		[ "$case" = none ] || probe_on "$ROOTDIR$GREP" "$1"
 		t0=$(now)
 		out=$(grep_count "$TEXT")
 		t1=$(now)
 		h=0
-		[ "$case" = none ] || { h=$(probe_off); slots_off "grep$SUFFIX" "$h"; }
+		[ "$case" = none ] || h=$(probe_off)
 		ref=${ref:-$out}
 		[ "$out" = "$ref" ] || die "grep printed $out with the probe, $ref without"
 		echo "TESTBED-WL result grep$SUFFIX $case $(elapsed "$t0" "$t1") $h"
@@ -237,10 +252,10 @@ measure_redis() {
 	local op case rps h
 	for op in set get; do
 		for case in none probe; do
-			[ "$case" = none ] || { probe_on "$ROOTDIR$REDIS" "$2"; slots_on; }
+			[ "$case" = none ] || probe_on "$ROOTDIR$REDIS" "$2"
 			rps=$(bench_redis "$op" "$1")
 			h=0
-			[ "$case" = none ] || { h=$(probe_off); slots_off "redis$SUFFIX-$op" "$h"; }
+			[ "$case" = none ] || h=$(probe_off)
 			echo "TESTBED-WL result redis$SUFFIX-$op $case $rps $h"
 		done
 	done
@@ -286,12 +301,14 @@ workloads() {
 	p=$(profile "grep$SUFFIX" "$ROOTDIR$GREP" grep_count /tmp/profile.txt)
 	echo "TESTBED-WL probe grep$SUFFIX $ROOTDIR$GREP $p"
 	measure_grep "${p%% *}"
+	slot_share "grep$SUFFIX" "$ROOTDIR$GREP" "${p%% *}" grep_count /tmp/profile.txt
 	rm -f "$TEXT" /tmp/profile.txt
 
 	start_redis
 	p=$(profile "redis$SUFFIX" "$ROOTDIR$REDIS" bench_both 2000)
 	echo "TESTBED-WL probe redis$SUFFIX $ROOTDIR$REDIS $p"
 	measure_redis "$2" "${p%% *}"
+	slot_share "redis$SUFFIX" "$ROOTDIR$REDIS" "${p%% *}" bench_both 2000
 	stop_redis
 }
 
