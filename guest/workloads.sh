@@ -89,41 +89,31 @@ group_enable() { echo "$1" > "$TRACING/events/wl/enable"; }
 probe_on() { uprobe_add hot "$1" "$2"; group_enable 1; }
 probe_off() { hits hot; group_enable 0; uprobe_del hot; }
 
-# slots_on / slots_off WORKLOAD HITS: on a kernel with trampoline slots
-# (mainline's series 8), count with kprobes the hits that ran a slot's SVC
-# (uprobe_tramp_svc()) and the branch-target exceptions that a slot's B
-# sent the BRK way (uprobe_tramp_bti(): a landing pad entered indirectly in
-# a guarded page); slots_off prints "TESTBED-WL slots WORKLOAD HITS SVC
-# BTI".  Nothing on a kernel without slots (SLOTS=0).  A kprobe is a BRK
-# and a step on arm64: never around a timed run (slot_share).
+# slot_share WORKLOAD FILE OFFSET CMD...: on a kernel with trampoline
+# slots (mainline's series 8; SLOTS=1), an untimed run of CMD with the
+# probe at OFFSET (hex) of FILE, in which kprobes count the hits that ran
+# a slot's SVC (uprobe_tramp_svc()) and the branch-target exceptions that
+# a slot's B sent the BRK way (uprobe_tramp_bti(): a landing pad entered
+# indirectly in a guarded page); prints "TESTBED-WL slots WORKLOAD HITS
+# SVC BTI".  Never around a timed run: a kprobe is a BRK and a step on
+# arm64.
 SLOTS=0
-slots_on() {
-	[ "$SLOTS" = 1 ] || return 0
-	echo "p:wlk/svc uprobe_tramp_svc" >> "$TRACING/kprobe_events"
-	echo "p:wlk/bti uprobe_tramp_bti" >> "$TRACING/kprobe_events"
-	echo 1 > "$TRACING/events/wlk/enable"
-}
-slots_off() {
-	[ "$SLOTS" = 1 ] || return 0
-	echo 0 > "$TRACING/events/wlk/enable"
-	echo "TESTBED-WL slots $1 $2 $(awk '$1 == "svc" { s = $2 } $1 == "bti" { b = $2 }
-		END { print s + 0, b + 0 }' "$TRACING/kprobe_profile")"
-	echo "-:wlk/svc" >> "$TRACING/kprobe_events"
-	echo "-:wlk/bti" >> "$TRACING/kprobe_events"
-}
-
-# slot_share WORKLOAD FILE OFFSET CMD...: an untimed run of CMD with the
-# probe at OFFSET (hex) of FILE, counted by slots_on / slots_off.
 slot_share() {
 	local w=$1 f=$2 o=$3 h
 	[ "$SLOTS" = 1 ] || return 0
 	shift 3
+	echo "p:wlk/svc uprobe_tramp_svc" >> "$TRACING/kprobe_events"
+	echo "p:wlk/bti uprobe_tramp_bti" >> "$TRACING/kprobe_events"
+	echo 1 > "$TRACING/events/wlk/enable"
 	probe_on "$f" "$o"
-	slots_on
 	# not to /dev/null: GNU grep stops at the first match when it writes there
 	"$@" > /tmp/slots.out
 	h=$(probe_off)
-	slots_off "$w" "$h"
+	echo 0 > "$TRACING/events/wlk/enable"
+	echo "TESTBED-WL slots $w $h $(awk '$1 == "svc" { s = $2 } $1 == "bti" { b = $2 }
+		END { print s + 0, b + 0 }' "$TRACING/kprobe_profile")"
+	echo "-:wlk/svc" >> "$TRACING/kprobe_events"
+	echo "-:wlk/bti" >> "$TRACING/kprobe_events"
 }
 
 # hits NAME: the hits of event NAME (uprobe_profile: file, event, hits).
