@@ -16,7 +16,7 @@ B := $(or $(BUILD),build/$(BASE))
 .NOTPARALLEL:
 .DEFAULT_GOAL := help
 
-.PHONY: all help bench workloads check check-debug deps tree kernels userland rootfs \
+.PHONY: all help bench workloads check check-debug check-fixes deps tree kernels userland rootfs \
 	probe-cost tramp-cost siglock scaling hit-profile \
 	export outgoing bisect coverage lint clean distclean
 
@@ -60,6 +60,9 @@ check-debug: rootfs ## the guest tests on a lockdep + KASAN + UBSAN patched kern
 	@$(S)/kernel.sh patched config/debug.config
 	@CHECK_FLAVOUR=patched-debug HOST_TESTS=0 GUEST_TIMEOUT=$${GUEST_TIMEOUT:-3600} \
 		TEST_TIMEOUT=$${TEST_TIMEOUT:-1800} $(S)/check.sh
+
+check-fixes: rootfs ## mainline: the fixes series' kselftests on the queue up to each of them (as stable takes them)
+	@$(S)/check_fixes.sh
 
 # Beside the main job: Debian's grep and redis-server/redis-benchmark in the
 # guest, without a probe and with a uprobe on a hot stp-entry function,

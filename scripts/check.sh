@@ -8,7 +8,8 @@
 # ran.
 # Environment: VCPUS (2), GUEST_TIMEOUT (900 s), TEST_TIMEOUT (600 s, the
 # longest one guest test may run); CHECK_FLAVOUR (patched: the kernel
-# booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only).
+# booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only),
+# GUEST_TESTS (the tests of the first boot; empty: all of them).
 # On a base with GCS_QEMU_SUITE (config/base/BASE.env), the kernel boots a
 # second time, under a newer QEMU (scripts/qemu_gcs.sh) whose CPU has what
 # the first one's lacks (NEW_CPU_FEATURES: FEAT_GCS, FEAT_CMPBR), for the
@@ -70,8 +71,9 @@ boot_check() {
 }
 
 guest_tests() {
-	boot_header guest "$RUNDIR" "$CHECK_FLAVOUR kernel, job check"
-	boot_check guest "$RUNDIR"
+	boot_header guest "$RUNDIR" "$CHECK_FLAVOUR kernel, job check${GUEST_TESTS:+: $GUEST_TESTS}"
+	# shellcheck disable=SC2086 # a list of tests
+	boot_check guest "$RUNDIR" ${GUEST_TESTS:-}
 }
 
 # cpu_features DIR: the features the guest of DIR listed for its CPU

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build an arm64 kernel for QEMU virt.
-#   scripts/kernel.sh baseline|patched [extra.config...]
-# baseline = tag base, patched = branch queue (patches/ applied, make tree).
+#   scripts/kernel.sh baseline|patched|upto-SERIES [extra.config...]
+# baseline = tag base, patched = branch queue (patches/ applied, make tree),
+# upto-SERIES = the queue up to and including SERIES of patches/BASE/sets
+# (upto-1-fixes: the fixes as stable would take them, without the series
+# after them).
 # Config: tinyconfig + config/uprobes.config + the base's KERNEL_FRAGMENTS
 # (config/base/BASE.env) (+ extra fragments), merged with
 # scripts/kconfig/merge_config.sh.  Objects in build/BASE/obj (ccache'd); the result
@@ -10,12 +13,30 @@
 # is already there is skipped.  build/BASE/images/<flavour> links to it.
 . "$(dirname "$0")/lib.sh"
 
-flavour=${1:?usage: kernel.sh baseline|patched [extra.config...]}
+flavour=${1:?usage: kernel.sh baseline|patched|upto-SERIES [extra.config...]}
 shift
+
+# upto_ref SERIES: the commit of branch queue where SERIES ends (the tree
+# applies the series in sets order).
+upto_ref() {
+	local i after=0 found=""
+	load_sets
+	for i in "${!SET_DIR[@]}"; do
+		if [ -n "$found" ]; then
+			after=$((after + SET_COUNT[i]))
+		elif [ "${SET_DIR[i]}" = "$1" ]; then
+			found=1
+		fi
+	done
+	[ -n "$found" ] || die "no series '$1' in patches/$BASE/sets"
+	echo "queue~$after"
+}
+
 case $flavour in
 baseline) ref=base ;;
 patched) ref=queue ;;
-*) die "unknown flavour '$flavour' (baseline or patched)" ;;
+upto-*) ref=$(upto_ref "${flavour#upto-}") ;;
+*) die "unknown flavour '$flavour' (baseline, patched or upto-SERIES)" ;;
 esac
 kernel_fragments fragments
 suffix=""
