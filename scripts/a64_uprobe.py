@@ -155,7 +155,7 @@ def _decode(insn, patched):
 
 
 def _is_stp_fp_lr_sp_64b(insn):
-    # aarch64_insn_is_stp_fp_lr_sp_64b() (insn.h of branch series)
+    # aarch64_insn_is_stp_fp_lr_sp_64b() (decode-insn.h of the memory series)
     return (is_("stp_pre", insn) and insn >> 30 == 0x2 and (insn >> 5) & 0x1f == REG_SP
             and insn & 0x1f == REG_FP and (insn >> 10) & 0x1f == REG_LR)
 
@@ -166,8 +166,9 @@ def _is_pac_sp(insn):
 
 
 def _is_added_now(insn):
-    # The register-only forms, the LR push and the LDR of the uprobe simulation (insn.h of the series:
-    # aarch64_insn_is_add_sub_imm_noflags, _mov_reg, _movz_movn): ADD/SUB
+    # The register-only forms (insn.h of the series:
+    # aarch64_insn_is_add_sub_imm_noflags, _mov_reg, _movz_movn), the LR
+    # push and the LDR (decode-insn.h of the memory series): ADD/SUB
     # (immediate) not setting flags (not ADDG/SUBG: bit 23), MOV (register),
     # MOVZ/MOVN (not the unallocated sf == 0, hw >= 2).
     if insn & 0x1f800000 == 0x11000000 and not insn >> 29 & 1:

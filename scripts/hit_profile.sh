@@ -10,7 +10,8 @@
 # uprobe-xol, ...); FLAVOUR: a built kernel (patched, the default, or
 # baseline).  TRAMP=0 switches the arm64 trampoline slots off (the BRK
 # path; BASE=mainline, patched only).  SECONDS_RUN: the bench's duration
-# (3).  The plugin is built against qemu-plugin.h of Debian's qemu source
+# (3).  HIT_PER: the function called once a hit (handler_chain; 6.12
+# inlines it: uprobe_dispatcher, once a hit of one consumer).  The plugin is built against qemu-plugin.h of Debian's qemu source
 # package (trixie's, through a private apt configuration), into
 # build/tools.  Prints "# key: value" lines that say what it ran on
 # (scripts/lib.sh provenance), then hit_profile.py's table; the counts, and the
@@ -88,7 +89,7 @@ main() {
 	grep -a '^Summary' "$dir/out.txt" >&2 || die "the bench printed no summary; see $dir/out.txt"
 	[ -s "$dir/counts.txt" ] || die "the plugin wrote no counts ($dir/counts.txt)"
 	log "kernel $image; counts and System.map in ${dir#"$ROOT"/}"
-	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt"
+	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt" --per "${HIT_PER:-handler_chain}"
 }
 
 main "$@"
