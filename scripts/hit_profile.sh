@@ -10,8 +10,10 @@
 # uprobe-xol, ...); FLAVOUR: a built kernel (patched, the default, or
 # baseline).  TRAMP=0 switches the arm64 trampoline slots off (the BRK
 # path; BASE=mainline, patched only).  SECONDS_RUN: the bench's duration
-# (3).  HIT_PER: the function called once a hit (handler_chain; 6.12
-# inlines it: uprobe_dispatcher, once a hit of one consumer).  The plugin is built against qemu-plugin.h of Debian's qemu source
+# (3).  Hits are counted by calls of handler_chain, or of
+# uprobe_dispatcher (once a hit of the bench's one consumer) where the
+# kernel inlines handler_chain (6.12); HIT_PER names another.  The plugin
+# is built against qemu-plugin.h of Debian's qemu source
 # package (trixie's, through a private apt configuration), into
 # build/tools.  Prints "# key: value" lines that say what it ran on
 # (scripts/lib.sh provenance), then hit_profile.py's table; the counts, and the
@@ -63,7 +65,7 @@ qemu_wrapper() {
 
 main() {
 	local trigger=${1:?usage: hit_profile.sh TRIGGER [FLAVOUR]} flavour=${2:-patched}
-	local secs=${SECONDS_RUN:-3} tramp=${TRAMP:-1} dir setup="" qemu image
+	local secs=${SECONDS_RUN:-3} tramp=${TRAMP:-1} dir setup="" qemu image per
 	[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_RUN must be a positive number, not '$secs'"
 	[ -f "$IMAGES/$flavour/System.map" ] || die "no $flavour kernel (build/$BASE/images/$flavour/System.map): run scripts/kernel.sh $flavour"
 	if [ "$tramp" = 0 ]; then
@@ -89,7 +91,9 @@ main() {
 	grep -a '^Summary' "$dir/out.txt" >&2 || die "the bench printed no summary; see $dir/out.txt"
 	[ -s "$dir/counts.txt" ] || die "the plugin wrote no counts ($dir/counts.txt)"
 	log "kernel $image; counts and System.map in ${dir#"$ROOT"/}"
-	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt" --per "${HIT_PER:-handler_chain}"
+	per=${HIT_PER:-handler_chain}
+	grep -q " handler_chain$" "$dir/System.map" || per=${HIT_PER:-uprobe_dispatcher}
+	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt" --per "$per"
 }
 
 main "$@"
