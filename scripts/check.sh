@@ -14,7 +14,7 @@
 # second time, under a newer QEMU (scripts/qemu_gcs.sh) whose CPU has what
 # the first one's lacks (NEW_CPU_FEATURES: FEAT_GCS, FEAT_CMPBR), for the
 # tests that need it (NEW_CPU_TESTS).  Every base also boots once on an
-# older CPU model (OLD_CPU, Armv8.2: no FEAT_HBC, PAC, BTI or MTE) for
+# older CPU model (OLD_CPU, Armv8.2: no FEAT_HBC, LSE2, PAC, BTI or MTE) for
 # OLD_CPU_TESTS, where the decoder must refuse what that CPU does not
 # define and the differential tests run without those features.
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ NEW_CPU_TESTS=${NEW_CPU_TESTS:-uprobe_gcs uprobe_sim libc-gcs}
 NEW_CPU_FEATURES="gcs cmpbr"
 OLD_CPU=${OLD_CPU:-cortex-a76}
 OLD_CPU_TESTS=${OLD_CPU_TESTS-kunit uprobe_sim}
-OLD_CPU_LACKS="hbc"
+OLD_CPU_LACKS="hbc uscat"
 
 host_tests() {
 	local t
