@@ -91,8 +91,11 @@ main() {
 	grep -a '^Summary' "$dir/out.txt" >&2 || die "the bench printed no summary; see $dir/out.txt"
 	[ -s "$dir/counts.txt" ] || die "the plugin wrote no counts ($dir/counts.txt)"
 	log "kernel $image; counts and System.map in ${dir#"$ROOT"/}"
-	per=${HIT_PER:-handler_chain}
-	grep -q " handler_chain$" "$dir/System.map" || per=${HIT_PER:-uprobe_dispatcher}
+	per=${HIT_PER:-}
+	if [ -z "$per" ]; then
+		per=uprobe_dispatcher
+		grep -q " handler_chain$" "$dir/System.map" && per=handler_chain
+	fi
 	python3 "$ROOT/scripts/hit_profile.py" "$dir/System.map" "$dir/counts.txt" --per "$per"
 }
 
