@@ -11,7 +11,11 @@
 # counts guest instructions, 1 ns each, of all vCPUs: -icount shift=0,
 # single-threaded TCG; use it with VCPUS=1 to time one task), QEMU
 # (qemu-system-aarch64: the emulator to run, e.g. scripts/qemu_gcs.sh's),
-# GUEST_CMDLINE (more kernel parameters, e.g. arm64.nobti).
+# GUEST_CMDLINE (more kernel parameters, e.g. arm64.nobti), TCG_THREAD
+# (multi: one host thread per vCPU; single: the vCPUs take turns on one
+# thread, which `make check` uses, see docs/tests.md: QEMU's multi-threaded
+# TCG runs stale code after one vCPU rewrites code in a page that another
+# executes, as uprobes' XOL slots do).
 # Exit: 0 when the job ran and the kernel log is clean; otherwise a message
 # naming the cause (timeout and stage, no init, panic/BUG/WARNING/Oops) and 1.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +30,7 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
 QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
 QEMU_MACHINE=${QEMU_MACHINE:-virt,mte=on,gic-version=3}
 ICOUNT=${ICOUNT:-0}
+TCG_THREAD=${TCG_THREAD:-multi}
 QEMU=${QEMU:-qemu-system-aarch64}
 
 # Kernel log lines that fail any run.
@@ -39,7 +44,12 @@ last_stage() {
 main() {
 	need_cmd "$QEMU" timeout
 	local image=$IMAGES/$flavour/Image initrd=$BUILD/initramfs.cpio.gz rc=0 args
-	local accel=(-accel "tcg,thread=multi") mode=""
+	local accel=(-accel "tcg,thread=$TCG_THREAD") mode=""
+	case $TCG_THREAD in
+	multi) ;;
+	single) mode=", single-threaded TCG" ;;
+	*) die "TCG_THREAD must be multi or single, not '$TCG_THREAD'" ;;
+	esac
 	if [ "$ICOUNT" = 1 ]; then
 		accel=(-accel tcg -icount "shift=0,sleep=off")
 		mode=", icount"
