@@ -60,20 +60,30 @@ header() {
 # export_set I FIRST LAST OUT: format-patch the commits FIRST..LAST (ids;
 # FIRST included) of series I of load_sets into folder OUT, with its cover
 # letter, subject prefix and base-commit: (plus prerequisite-patch-id: for
-# the series it stacks on).  A series that needs only the base is formatted
-# from a copy of its commits on the base.
+# the series it stacks on).  A series that needs only the base, or the base
+# and some earlier series ("on:"), is formatted from a copy of its commits
+# on those (SET_FIRST and SET_LAST of the earlier ones), and only their
+# patches are its prerequisites.
 export_set() {
-	local i=$1 first=$2 last=$3 out=$4 txt from tip wt=$BUILD/export-wt last_date patches
+	local i=$1 first=$2 last=$3 out=$4 txt from tip wt=$BUILD/export-wt last_date patches d j
 	txt=$PATCHES/${SET_DIR[i]}/cover-letter.txt
 	[ -f "$txt" ] || die "no ${txt#"$ROOT"/}: the cover letter of series ${SET_DIR[i]}"
 	from=$first^ tip=$last
-	if [ "${SET_NEEDS[i]}" = base ] && [ "$(git -C "$KREPO" rev-parse "$first^")" != "$(git -C "$KREPO" rev-parse base)" ]; then
+	if [[ ${SET_NEEDS[i]} == on:* ]] ||
+	   { [ "${SET_NEEDS[i]}" = base ] && [ "$(git -C "$KREPO" rev-parse "$first^")" != "$(git -C "$KREPO" rev-parse base)" ]; }; then
 		git -C "$KREPO" worktree remove -f "$wt" >/dev/null 2>&1 || rm -rf "$wt"
 		git -C "$KREPO" worktree prune
 		git -C "$KREPO" worktree add -q --detach "$wt" base
+		while read -r d; do
+			j=$(set_index "$d")
+			git -C "$wt" cherry-pick "${SET_FIRST[j]}^..${SET_LAST[j]}" >/dev/null 2>&1 ||
+				die "series $d does not apply on the base alone, under series ${SET_DIR[i]}"
+		done < <(set_deps "$i")
+		from=$(git -C "$wt" rev-parse HEAD)
 		git -C "$wt" cherry-pick "$first^..$last" >/dev/null 2>&1 ||
-			die "series ${SET_DIR[i]} is marked 'base' in patches/$BASE/sets but does not apply on the base alone"
-		from=base tip=$(git -C "$wt" rev-parse HEAD)
+			die "series ${SET_DIR[i]} is marked '${SET_NEEDS[i]}' in patches/$BASE/sets but does not apply on that alone"
+		[ "${SET_NEEDS[i]}" = base ] && from=base
+		tip=$(git -C "$wt" rev-parse HEAD)
 		git -C "$KREPO" worktree remove -f "$wt"
 	fi
 	# format-patch takes the cover letter from the description of the
@@ -110,8 +120,10 @@ main() {
 	for i in "${!SET_COUNT[@]}"; do sum=$((sum + SET_COUNT[i])); done
 	[ "$sum" = "$n" ] || die "patches/$BASE/sets counts $sum patches, branch series has $n"
 	rm -rf "$tmp" && mkdir -p "$tmp"
+	SET_FIRST=() SET_LAST=()
 	for i in "${!SET_DIR[@]}"; do
-		export_set "$i" "${commits[at]}" "${commits[at + SET_COUNT[i] - 1]}" "$tmp/${SET_DIR[i]}"
+		SET_FIRST[i]=${commits[at]} SET_LAST[i]=${commits[at + SET_COUNT[i] - 1]}
+		export_set "$i" "${SET_FIRST[i]}" "${SET_LAST[i]}" "$tmp/${SET_DIR[i]}"
 		at=$((at + SET_COUNT[i]))
 	done
 	{

@@ -211,13 +211,15 @@ load_series() {
 }
 
 # load_sets: the series the queue is sent as, from PATCHES/sets (one line
-# each, in queue order: folder, number of patches, "stack" if it applies on
-# the series before it or "base" if on the base alone, subject prefix).
+# each, in queue order: folder, number of patches, what it applies on,
+# subject prefix).  What it applies on: "stack", the series before it (and
+# theirs); "base", the base alone; or "on:FOLDER[,FOLDER...]", the base
+# with those earlier series only (their patches are its prerequisites).
 # Without that file the whole queue is one series in PATCHES itself.
 # Sets SET_DIR, SET_COUNT, SET_NEEDS and SET_PREFIX (arrays, one entry a
 # series).
 load_sets() {
-	local dir count needs prefix
+	local dir count needs prefix d deps
 	SET_DIR=() SET_COUNT=() SET_NEEDS=() SET_PREFIX=()
 	if [ ! -f "$PATCHES/sets" ]; then
 		SET_DIR=(.) SET_COUNT=(0) SET_NEEDS=(stack) SET_PREFIX=(PATCH)
@@ -225,12 +227,39 @@ load_sets() {
 	fi
 	while read -r dir count needs prefix; do
 		case $dir in '' | '#'*) continue ;; esac
-		if ! [[ $count =~ ^[1-9][0-9]*$ && $needs =~ ^(stack|base)$ && -n "$prefix" ]]; then
-			die "patches/$BASE/sets: bad line '$dir $count $needs $prefix' (want: folder count stack|base prefix)"
+		if ! [[ $count =~ ^[1-9][0-9]*$ && $needs =~ ^(stack|base|on:[^,]+(,[^,]+)*)$ && -n "$prefix" ]]; then
+			die "patches/$BASE/sets: bad line '$dir $count $needs $prefix' (want: folder count stack|base|on:FOLDER,... prefix)"
+		fi
+		if [[ $needs == on:* ]]; then
+			IFS=, read -ra deps <<<"${needs#on:}"
+			for d in "${deps[@]}"; do
+				set_index "$d" >/dev/null ||
+					die "patches/$BASE/sets: $dir is on '$d', which is not a series before it"
+			done
 		fi
 		SET_DIR+=("$dir") SET_COUNT+=("$count") SET_NEEDS+=("$needs") SET_PREFIX+=("$prefix")
 	done < "$PATCHES/sets"
 	[ "${#SET_DIR[@]}" -gt 0 ] || die "patches/$BASE/sets names no series"
+}
+
+# set_index FOLDER: the index in SET_DIR of series FOLDER (loaded so far);
+# fails if there is none.
+set_index() {
+	local i
+	for i in "${!SET_DIR[@]}"; do
+		if [ "${SET_DIR[i]}" = "$1" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# set_deps I: the folders series I of load_sets is on ("on:" of its line),
+# one a line; nothing for "stack" and "base".
+set_deps() {
+	[[ ${SET_NEEDS[$1]} == on:* ]] || return 0
+	tr , '\n' <<<"${SET_NEEDS[$1]#on:}"
 }
 
 # set_patches FOLDER: the patch files in FOLDER, in order, without the

@@ -2,6 +2,7 @@
 # TAP: the queue in patches/ applies with `git am`, in series order, on a
 # fresh checkout of the base (independent of build/BASE/src and its stamps);
 # and each series that patches/BASE/sets marks "base" applies on the base
+# alone, and each marked "on:FOLDER,..." on the base and those series
 # alone.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
@@ -30,15 +31,20 @@ else
 fi
 load_sets
 for i in "${!SET_DIR[@]}"; do
-	[ "${SET_NEEDS[i]}" = base ] || continue
+	[ "${SET_NEEDS[i]}" = stack ] && continue
 	n=$((n + 1))
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
 	git -C "$wt" checkout -q --detach -f base
-	mapfile -t files < <(set_patches "$PATCHES/${SET_DIR[i]}")
+	files=() on=""
+	while read -r d; do
+		mapfile -t -O "${#files[@]}" files < <(set_patches "$PATCHES/$d")
+		on="$on and $d"
+	done < <(set_deps "$i")
+	mapfile -t -O "${#files[@]}" files < <(set_patches "$PATCHES/${SET_DIR[i]}")
 	if git -C "$wt" am -q --keep-cr "${files[@]}" >/dev/null 2>&1; then
-		echo "ok $n - series: ${SET_DIR[i]} applies on the base alone"
+		echo "ok $n - series: ${SET_DIR[i]} applies on the base${on} alone"
 	else
-		echo "not ok $n - series: ${SET_DIR[i]} does not apply on the base alone"
+		echo "not ok $n - series: ${SET_DIR[i]} does not apply on the base${on} alone"
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
 	fi
 done
