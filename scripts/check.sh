@@ -8,8 +8,9 @@
 # ran.
 # Environment: VCPUS (2), TCG_THREAD (single, see below), GUEST_TIMEOUT
 # (900 s), TEST_TIMEOUT (600 s, the longest one guest test may run);
-# CHECK_FLAVOUR (patched: the kernel booted, e.g. patched-debug), HOST_TESTS (1; 0 runs the guest only),
-# GUEST_TESTS (the tests of the first boot; empty: all of them).
+# CHECK_FLAVOUR (patched: the kernel booted, e.g. patched-debug),
+# HOST_TESTS (1; 0 runs the guest only), GUEST_TESTS (the tests of the
+# first boot; empty: all of them).
 # On a base with GCS_QEMU_SUITE (config/base/BASE.env), the kernel boots a
 # second time, under a newer QEMU (scripts/qemu_gcs.sh) whose CPU has what
 # the first one's lacks (NEW_CPU_FEATURES: FEAT_GCS, FEAT_CMPBR), for the

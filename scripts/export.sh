@@ -78,7 +78,7 @@ export_set() {
 			j=$(set_index "$d")
 			git -C "$wt" cherry-pick "${SET_FIRST[j]}^..${SET_LAST[j]}" >/dev/null 2>&1 ||
 				die "series $d does not apply on the base alone, under series ${SET_DIR[i]}"
-		done < <(set_deps "$i")
+		done < <(set_deps "${SET_NEEDS[i]}")
 		from=$(git -C "$wt" rev-parse HEAD)
 		git -C "$wt" cherry-pick "$first^..$last" >/dev/null 2>&1 ||
 			die "series ${SET_DIR[i]} is marked '${SET_NEEDS[i]}' in patches/$BASE/sets but does not apply on that alone"

@@ -19,16 +19,12 @@ shift
 # upto_ref SERIES: the commit of branch queue where SERIES ends (the tree
 # applies the series in sets order).
 upto_ref() {
-	local i after=0 found=""
+	local i j after=0
 	load_sets
-	for i in "${!SET_DIR[@]}"; do
-		if [ -n "$found" ]; then
-			after=$((after + SET_COUNT[i]))
-		elif [ "${SET_DIR[i]}" = "$1" ]; then
-			found=1
-		fi
+	j=$(set_index "$1") || die "no series '$1' in patches/$BASE/sets"
+	for ((i = j + 1; i < ${#SET_DIR[@]}; i++)); do
+		after=$((after + SET_COUNT[i]))
 	done
-	[ -n "$found" ] || die "no series '$1' in patches/$BASE/sets"
 	echo "queue~$after"
 }
 

@@ -219,7 +219,7 @@ load_series() {
 # Sets SET_DIR, SET_COUNT, SET_NEEDS and SET_PREFIX (arrays, one entry a
 # series).
 load_sets() {
-	local dir count needs prefix d deps
+	local dir count needs prefix d
 	SET_DIR=() SET_COUNT=() SET_NEEDS=() SET_PREFIX=()
 	if [ ! -f "$PATCHES/sets" ]; then
 		SET_DIR=(.) SET_COUNT=(0) SET_NEEDS=(stack) SET_PREFIX=(PATCH)
@@ -230,13 +230,10 @@ load_sets() {
 		if ! [[ $count =~ ^[1-9][0-9]*$ && $needs =~ ^(stack|base|on:[^,]+(,[^,]+)*)$ && -n "$prefix" ]]; then
 			die "patches/$BASE/sets: bad line '$dir $count $needs $prefix' (want: folder count stack|base|on:FOLDER,... prefix)"
 		fi
-		if [[ $needs == on:* ]]; then
-			IFS=, read -ra deps <<<"${needs#on:}"
-			for d in "${deps[@]}"; do
-				set_index "$d" >/dev/null ||
-					die "patches/$BASE/sets: $dir is on '$d', which is not a series before it"
-			done
-		fi
+		while read -r d; do
+			set_index "$d" >/dev/null ||
+				die "patches/$BASE/sets: $dir is on '$d', which is not a series before it"
+		done < <(set_deps "$needs")
 		SET_DIR+=("$dir") SET_COUNT+=("$count") SET_NEEDS+=("$needs") SET_PREFIX+=("$prefix")
 	done < "$PATCHES/sets"
 	[ "${#SET_DIR[@]}" -gt 0 ] || die "patches/$BASE/sets names no series"
@@ -255,11 +252,12 @@ set_index() {
 	return 1
 }
 
-# set_deps I: the folders series I of load_sets is on ("on:" of its line),
-# one a line; nothing for "stack" and "base".
+# set_deps NEEDS: the folders a series whose sets line says NEEDS (an entry
+# of SET_NEEDS) is on, one a line: those of "on:"; none for "stack" and
+# "base".
 set_deps() {
-	[[ ${SET_NEEDS[$1]} == on:* ]] || return 0
-	tr , '\n' <<<"${SET_NEEDS[$1]#on:}"
+	[[ $1 == on:* ]] || return 0
+	tr , '\n' <<<"${1#on:}"
 }
 
 # set_patches FOLDER: the patch files in FOLDER, in order, without the

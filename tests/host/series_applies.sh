@@ -39,7 +39,7 @@ for i in "${!SET_DIR[@]}"; do
 	while read -r d; do
 		mapfile -t -O "${#files[@]}" files < <(set_patches "$PATCHES/$d")
 		on="$on and $d"
-	done < <(set_deps "$i")
+	done < <(set_deps "${SET_NEEDS[i]}")
 	mapfile -t -O "${#files[@]}" files < <(set_patches "$PATCHES/${SET_DIR[i]}")
 	if git -C "$wt" am -q --keep-cr "${files[@]}" >/dev/null 2>&1; then
 		echo "ok $n - series: ${SET_DIR[i]} applies on the base${on} alone"
